@@ -1,0 +1,127 @@
+//! `pgolens`: the decoders of the pgolens core, for scripts and tests.
+//!
+//! ```text
+//! pgolens detect FILE...        one line per file: FILE: ID [details]
+//! pgolens dump [--json] FILE    the dump tree, indented with spans in hex, or as JSON
+//! ```
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use pgolens::dump::{write_json, write_text};
+use pgolens::{Detection, Node};
+
+const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("detect") if args.len() > 1 => detect(&args[1..]),
+        Some("dump") => match &args[1..] {
+            [flag, file] if flag == "--json" => dump(file, true),
+            [file] => dump(file, false),
+            _ => Err(USAGE.to_string()),
+        },
+        Some("-h" | "--help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("pgolens: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read(path: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{path}: {e}"))
+}
+
+fn detect(paths: &[String]) -> Result<(), String> {
+    let mut failed = None;
+    for path in paths {
+        let result = read(path).and_then(|bytes| {
+            let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
+            input.detect().map_err(|e| format!("{path}: {e}"))
+        });
+        match result {
+            Ok(detection) => println!("{path}: {detection}"),
+            Err(message) => {
+                eprintln!("pgolens: {message}");
+                failed = Some(String::from("some files could not be detected"));
+            }
+        }
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+fn dump(path: &str, json: bool) -> Result<(), String> {
+    let bytes = read(path)?;
+    let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let detection = input.detect().map_err(|e| format!("{path}: {e}"))?;
+    let root = pgolens::dump(&input.data, &detection).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    let printed = if json {
+        print_json(&input.data, &detection, &root, &mut out).and_then(|()| out.write_all(b"\n").map_err(io_error))
+    } else {
+        print_text(&input.data, &detection, &root, 0, &mut out)
+    };
+    printed.and_then(|()| out.flush().map_err(io_error))
+}
+
+fn io_error(e: io::Error) -> String {
+    format!("writing output: {e}")
+}
+
+/// Deferred children are expanded one node at a time and dropped once printed, so
+/// the whole tree of a large file is never in memory.
+fn children_of(data: &[u8], detection: &Detection, node: &Node) -> Result<Option<Vec<Node>>, String> {
+    match &node.deferred {
+        Some(deferred) => {
+            let mut children = pgolens::expand(data, detection, deferred).map_err(|e| e.to_string())?;
+            let mut parent = Node::new("", deferred.start, deferred.end);
+            parent.children = std::mem::take(&mut children);
+            parent.tile().map_err(|e| e.to_string())?;
+            Ok(Some(parent.children))
+        }
+        None => Ok(None),
+    }
+}
+
+fn print_text(data: &[u8], det: &Detection, node: &Node, depth: usize, out: &mut impl Write) -> Result<(), String> {
+    let mut line = String::new();
+    write_text(node, depth, &mut line);
+    out.write_all(line.as_bytes()).map_err(io_error)?;
+    let expanded = children_of(data, det, node)?;
+    for child in expanded.as_deref().unwrap_or(&node.children) {
+        print_text(data, det, child, depth + 1, out)?;
+    }
+    Ok(())
+}
+
+fn print_json(data: &[u8], det: &Detection, node: &Node, out: &mut impl Write) -> Result<(), String> {
+    let expanded = children_of(data, det, node)?;
+    let children = expanded.as_deref().unwrap_or(&node.children);
+    // The node itself without children, then its children streamed into the array.
+    let mut head = Node::new(node.label.clone(), node.start, node.end);
+    head.value = node.value.clone();
+    let mut text = String::new();
+    write_json(&head, &mut text);
+    text.pop(); // the closing brace
+    out.write_all(text.as_bytes()).map_err(io_error)?;
+    if !children.is_empty() {
+        out.write_all(b",\"children\":[").map_err(io_error)?;
+        for (i, child) in children.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",").map_err(io_error)?;
+            }
+            print_json(data, det, child, out)?;
+        }
+        out.write_all(b"]").map_err(io_error)?;
+    }
+    out.write_all(b"}").map_err(io_error)
+}

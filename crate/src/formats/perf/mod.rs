@@ -1,0 +1,273 @@
+//! Linux `perf.data`, file mode and pipe mode, both byte orders.
+//!
+//! File mode (`perf_file_header`, 104 bytes):
+//!
+//! ```text
+//! 0   magic "PERFILE2" (LE) / "2ELIFREP" (BE)
+//! 8   size = 104                       16  attr_size (one attrs entry, ids section included)
+//! 24  attrs {offset, size}             40  data {offset, size}
+//! 56  event_types {offset, size}       72  feature bitmap, 256 bits
+//! ```
+//!
+//! then, after the data section, one `perf_file_section` per set feature bit. Pipe
+//! mode has only magic and `size = 16`, then records to the end of the input.
+//!
+//! Layout notes: `shared/formats/linux-perf-data.md`.
+
+mod records;
+
+pub use records::{record_type_name, RecordType};
+
+use alloc::vec::Vec;
+
+use crate::detect::{Detection, Format};
+use crate::dump::{Deferred, Fields, Node, Text};
+use crate::error::{Error, Result};
+use crate::read::{Endian, Reader};
+
+pub const MAGIC_LE: &[u8; 8] = b"PERFILE2";
+pub const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
+pub const FILE_HEADER_SIZE: u64 = 104;
+pub const PIPE_HEADER_SIZE: u64 = 16;
+
+pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
+    let endian = match data.get(..8) {
+        Some(m) if m == MAGIC_LE => Endian::Little,
+        Some(m) if m == MAGIC_BE => Endian::Big,
+        _ => return Ok(None),
+    };
+    let mut r = Reader::new(data, endian);
+    r.skip(8, "magic")?;
+    let size = r.u64("perf_file_header size")?;
+    let format = match size {
+        PIPE_HEADER_SIZE => Format::PerfDataPipe,
+        s if s >= FILE_HEADER_SIZE => Format::PerfData,
+        s => return Err(Error::invalid(8, "perf header size 16 (pipe) or at least 104 (file)", s)),
+    };
+    Ok(Some(Detection::new(format).version(2).endian(endian)))
+}
+
+/// Feature ids of the header's feature bitmap (`HEADER_*` in perf's `header.h`).
+pub fn feature_name(bit: u32) -> Option<&'static str> {
+    Some(match bit {
+        1 => "TRACING_DATA",
+        2 => "BUILD_ID",
+        3 => "HOSTNAME",
+        4 => "OSRELEASE",
+        5 => "VERSION",
+        6 => "ARCH",
+        7 => "NRCPUS",
+        8 => "CPUDESC",
+        9 => "CPUID",
+        10 => "TOTAL_MEM",
+        11 => "CMDLINE",
+        12 => "EVENT_DESC",
+        13 => "CPU_TOPOLOGY",
+        14 => "NUMA_TOPOLOGY",
+        15 => "BRANCH_STACK",
+        16 => "PMU_MAPPINGS",
+        17 => "GROUP_DESC",
+        18 => "AUXTRACE",
+        19 => "STAT",
+        20 => "CACHE",
+        21 => "SAMPLE_TIME",
+        22 => "SAMPLE_TOPOLOGY",
+        23 => "CLOCKID",
+        24 => "DIR_FORMAT",
+        25 => "BPF_PROG_INFO",
+        26 => "BPF_BTF",
+        27 => "COMPRESSED",
+        28 => "CPU_PMU_CAPS",
+        29 => "CLOCK_DATA",
+        30 => "HYBRID_TOPOLOGY",
+        31 => "HYBRID_CPU_PMU_CAPS",
+        32 => "PMU_CAPS",
+        _ => return None,
+    })
+}
+
+struct Section {
+    offset: u64,
+    size: u64,
+}
+
+fn read_section(f: &mut Fields<'_, '_>, offset: &'static str, size: &'static str) -> Result<Section> {
+    Ok(Section { offset: f.u64(offset)?, size: f.u64(size)? })
+}
+
+fn section_end(s: &Section) -> u64 {
+    s.offset.saturating_add(s.size)
+}
+
+pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
+    let endian = detection.endian.unwrap_or(Endian::Little);
+    match detection.format {
+        Format::PerfDataPipe => dump_pipe(data, endian),
+        _ => dump_file(data, endian),
+    }
+}
+
+fn dump_pipe(data: &[u8], endian: Endian) -> Result<Node> {
+    let mut r = Reader::new(data, endian);
+    let mut f = Fields::new(&mut r);
+    f.bytes(8, "magic")?;
+    f.u64("size")?;
+    let header = Node::new("perf_pipe_file_header", 0, PIPE_HEADER_SIZE).with_children(f.into_nodes());
+    let mut root = Node::new("perf.data (pipe)", 0, data.len() as u64);
+    root.children.push(header);
+    root.children.push(records::dump_stream(data, endian, PIPE_HEADER_SIZE, data.len() as u64, "records")?);
+    Ok(root)
+}
+
+fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
+    let len = data.len() as u64;
+    let mut r = Reader::new(data, endian);
+    let mut f = Fields::new(&mut r);
+    f.bytes(8, "magic")?;
+    let header_size = f.u64("size")?;
+    let attr_size = f.u64("attr_size")?;
+    let attrs = read_section(&mut f, "attrs.offset", "attrs.size")?;
+    let data_section = read_section(&mut f, "data.offset", "data.size")?;
+    let event_types = read_section(&mut f, "event_types.offset", "event_types.size")?;
+    let start = f.reader.offset();
+    let mut bitmap = [0u64; 4];
+    for word in &mut bitmap {
+        *word = f.reader.u64("feature bitmap")?;
+    }
+    let features: Vec<u32> = (0u32..256)
+        .filter(|&bit| bitmap.get((bit / 64) as usize).is_some_and(|w| w >> (bit % 64) & 1 == 1))
+        .collect();
+    let names: Vec<&str> = features.iter().map(|&b| feature_name(b).unwrap_or("?")).collect();
+    f.node_since("features", start, names.join(","));
+    let mut header = Node::new("perf_file_header", 0, FILE_HEADER_SIZE).with_children(f.into_nodes());
+    header.tile()?;
+
+    let mut root = Node::new("perf.data", 0, len);
+    root.children.push(header);
+    if header_size > FILE_HEADER_SIZE {
+        let end = header_size.min(len);
+        root.children.push(Node::new("header extension", FILE_HEADER_SIZE, end));
+    }
+    if event_types.size > 0 {
+        let end = checked_end(&event_types, len, "event_types section")?;
+        root.children.push(Node::new("event_types (deprecated)", event_types.offset, end));
+    }
+
+    // The attrs section: perf_event_attr entries, each followed by the
+    // {offset, size} of that event's id array.
+    if attrs.size > 0 {
+        checked_end(&attrs, len, "attrs section")?;
+        if attr_size < 16 + 64 || attrs.size % attr_size != 0 {
+            return Err(Error::invalid(16, "attr_size that divides attrs.size and holds an attr", attr_size));
+        }
+        let mut ar = Reader::new(data, endian).sub_at(attrs.offset, attrs.size, "attrs section")?;
+        let mut entries = Vec::new();
+        let mut index = 0u64;
+        while !ar.is_empty() {
+            let entry_start = ar.offset();
+            let mut entry = ar.sub(attr_size, "attrs entry")?;
+            let attr = dump_attr(&mut entry, attr_size.saturating_sub(16))?;
+            let mut ef = Fields::new(&mut entry);
+            let ids = read_section(&mut ef, "ids.offset", "ids.size")?;
+            let mut children = alloc::vec![attr];
+            children.extend(ef.into_nodes());
+            let label = alloc::format!("attr {index}");
+            let mut node = Node::new(label, entry_start, entry_start.saturating_add(attr_size)).with_children(children);
+            node.tile()?;
+            entries.push(node);
+            if ids.size > 0 {
+                let end = checked_end(&ids, len, "attr ids section")?;
+                let count = ids.size / 8;
+                root.children.push(Node::leaf(alloc::format!("ids of attr {index}"), ids.offset, end, count));
+            }
+            index = index.saturating_add(1);
+        }
+        let mut node = Node::new("attrs", attrs.offset, section_end(&attrs)).with_children(entries).with_value(index);
+        node.tile()?;
+        root.children.push(node);
+    }
+
+    // A recording cut off mid-write has data.size 0: its records run to the end.
+    let (data_end, complete) = if data_section.size == 0 && data_section.offset > 0 {
+        (len, false)
+    } else {
+        (checked_end(&data_section, len, "data section")?, true)
+    };
+    if data_end > data_section.offset {
+        root.children.push(records::dump_stream(data, endian, data_section.offset, data_end, "data")?);
+    }
+
+    if complete && !features.is_empty() {
+        let table_start = data_end;
+        let table_len = (features.len() as u64).saturating_mul(16);
+        let mut tr = Reader::new(data, endian).sub_at(table_start, table_len, "feature section table")?;
+        let mut entries = Vec::new();
+        for &bit in &features {
+            let name = feature_name(bit).unwrap_or("unknown feature");
+            let mut ef = Fields::new(&mut tr);
+            let entry_start = ef.reader.offset();
+            let section = read_section(&mut ef, "offset", "size")?;
+            entries.push(Node::new(name, entry_start, ef.reader.offset()).with_children(ef.into_nodes()));
+            if section.size > 0 {
+                let end = checked_end(&section, len, "feature section")?;
+                let mut node = Node::new(alloc::format!("feature {name}"), section.offset, end);
+                if let Some(value) = feature_string(data, endian, bit, &section) {
+                    node = node.with_value(value);
+                }
+                root.children.push(node);
+            }
+        }
+        let table = Node::new("feature sections", table_start, table_start.saturating_add(table_len));
+        root.children.push(table.with_children(entries));
+    }
+    Ok(root)
+}
+
+fn checked_end(section: &Section, len: u64, what: &'static str) -> Result<u64> {
+    match section.offset.checked_add(section.size) {
+        Some(end) if end <= len => Ok(end),
+        _ => Err(Error::invalid(section.offset, what, section.size)),
+    }
+}
+
+/// The value of one-string features (`perf_header_string`: u32 length, NUL-padded).
+fn feature_string(data: &[u8], endian: Endian, bit: u32, section: &Section) -> Option<alloc::string::String> {
+    if !matches!(bit, 3 | 4 | 5 | 6 | 8 | 9) {
+        return None;
+    }
+    let mut r = Reader::new(data, endian).sub_at(section.offset, section.size, "feature").ok()?;
+    let len = r.u32("string length").ok()?;
+    let bytes = r.bytes(u64::from(len), "string").ok()?;
+    let text = bytes.split(|&b| b == 0).next().unwrap_or(bytes);
+    Some(alloc::format!("{}", Text(text)))
+}
+
+/// `perf_event_attr`: the fixed fields every version has, then the rest of its
+/// `size` as one node (later versions add fields at the end).
+fn dump_attr(r: &mut Reader<'_>, available: u64) -> Result<Node> {
+    let start = r.offset();
+    let mut f = Fields::new(r);
+    f.u32("type")?;
+    let size = f.u32("size")?;
+    if u64::from(size) < 64 || u64::from(size) > available {
+        return Err(Error::invalid(start.saturating_add(4), "perf_event_attr size of at least 64 that fits its entry", u64::from(size)));
+    }
+    f.u64_hex("config")?;
+    f.u64("sample_period")?;
+    f.u64_hex("sample_type")?;
+    f.u64_hex("read_format")?;
+    f.u64_hex("flags")?;
+    f.u32("wakeup_events")?;
+    f.u32("bp_type")?;
+    f.u64_hex("config1")?;
+    let end = start.saturating_add(u64::from(size));
+    let tail = end.saturating_sub(f.reader.offset());
+    if tail > 0 {
+        f.bytes(tail, "later fields")?;
+    }
+    Ok(Node::new("perf_event_attr", start, end).with_children(f.into_nodes()))
+}
+
+pub fn expand(data: &[u8], detection: &Detection, deferred: &Deferred) -> Result<Vec<Node>> {
+    records::expand(data, detection.endian.unwrap_or(Endian::Little), deferred)
+}

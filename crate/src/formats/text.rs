@@ -1,0 +1,151 @@
+//! What all text formats share: telling them apart, and the line-by-line dump.
+//!
+//! The text formats are BOLT fdata, pre-aggregated and YAML profiles, LLVM's
+//! `.proftext` (instrprof text), LLVM sample-profile text and the AutoFDO GCOV v4
+//! text form. Detection looks only at the first meaningful lines.
+
+use alloc::vec::Vec;
+
+use crate::detect::Detection;
+use crate::dump::{Deferred, Node, Text};
+use crate::error::{Error, Result};
+use crate::formats::{bolt, gcov, instrprof, sample};
+use crate::read::Lines;
+
+/// How much of the input detection looks at.
+const SNIFF_LEN: usize = 64 * 1024;
+
+/// Files with more lines than this are dumped as blocks of this many lines, each
+/// expanded on demand.
+pub const LINES_PER_BLOCK: u64 = 4096;
+
+const TAG_LINE_BLOCK: u32 = 1;
+
+/// Text must be UTF-8 (a cut multi-byte sequence at the sniff boundary is fine) with no
+/// control characters other than tab, CR and LF.
+pub fn looks_like_text(data: &[u8]) -> bool {
+    let head = data.get(..SNIFF_LEN).unwrap_or(data);
+    let valid = match core::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && head.len() == SNIFF_LEN,
+    };
+    valid && !head.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+}
+
+/// The lines of the sniffed head, with the last one dropped when it was cut short.
+pub fn head_lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let cut = data.len() > SNIFF_LEN;
+    let head = data.get(..SNIFF_LEN).unwrap_or(data);
+    let mut lines: Vec<&[u8]> = Lines::new(head).map(|l| l.text).collect();
+    if cut {
+        lines.pop();
+    }
+    lines.into_iter()
+}
+
+pub fn sniff(data: &[u8]) -> Option<Detection> {
+    if data.is_empty() || !looks_like_text(data) {
+        return None;
+    }
+    let sniffs: [fn(&[u8]) -> Option<Detection>; 5] =
+        [gcov::v4text::sniff, bolt::yaml::sniff, bolt::fdata::sniff, bolt::preagg::sniff, instrprof::text::sniff];
+    sniffs.iter().find_map(|s| s(data)).or_else(|| sample::text::sniff(data))
+}
+
+/// The line-level dump shared by every text format.
+pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
+    let len = data.len() as u64;
+    let mut root = Node::new(detection.format.id(), 0, len);
+    let mut lines = Lines::new(data);
+    let mut blocks = Vec::new();
+    let mut count = 0u64;
+    // One pass to find block boundaries; lines are only materialized on demand.
+    loop {
+        let start = lines.offset();
+        let first = count.saturating_add(1);
+        let mut end = start;
+        let mut in_block = 0u64;
+        for line in lines.by_ref() {
+            end = line.end;
+            in_block = in_block.saturating_add(1);
+            if in_block == LINES_PER_BLOCK {
+                break;
+            }
+        }
+        if in_block == 0 {
+            break;
+        }
+        count = count.saturating_add(in_block);
+        let label = alloc::format!("lines {first}–{count}");
+        blocks.push(Node::new(label, start, end).deferred(TAG_LINE_BLOCK, first));
+    }
+    root.value = Some(alloc::format!("{count} lines"));
+    if blocks.len() == 1 {
+        let only = blocks.pop().and_then(|b| b.deferred);
+        if let Some(deferred) = only {
+            root.children = expand(data, &deferred)?;
+        }
+    } else {
+        root.children = blocks;
+    }
+    Ok(root)
+}
+
+/// Builds the line nodes of one block.
+pub fn expand(data: &[u8], deferred: &Deferred) -> Result<Vec<Node>> {
+    if deferred.tag != TAG_LINE_BLOCK {
+        return Err(Error::malformed(deferred.start, "unknown deferred node for a text format"));
+    }
+    let block = usize::try_from(deferred.start)
+        .ok()
+        .zip(usize::try_from(deferred.end).ok())
+        .and_then(|(s, e)| data.get(s..e))
+        .ok_or(Error::malformed(deferred.start, "line block outside the input"))?;
+    let first = deferred.first;
+    Ok(Lines::new(block)
+        .map(|line| {
+            let number = first.saturating_add(line.number).saturating_sub(1);
+            let start = deferred.start.saturating_add(line.start);
+            let end = deferred.start.saturating_add(line.end);
+            Node::leaf(alloc::format!("line {number}"), start, end, Text(line.text))
+        })
+        .collect())
+}
+
+/// Splits a line into whitespace-separated fields.
+pub fn fields(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line.split(|b| *b == b' ' || *b == b'\t').filter(|f| !f.is_empty())
+}
+
+pub fn is_decimal(field: &[u8]) -> bool {
+    !field.is_empty() && field.iter().all(u8::is_ascii_digit)
+}
+
+pub fn is_hex(field: &[u8]) -> bool {
+    !field.is_empty() && field.iter().all(u8::is_ascii_hexdigit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::Format;
+
+    #[test]
+    fn big_text_is_blocked_and_expands_to_lines() {
+        let mut text = Vec::new();
+        for i in 0..10_000u32 {
+            text.extend_from_slice(alloc::format!("main:{i}:0\n").as_bytes());
+        }
+        let det = Detection::new(Format::SampleText);
+        let mut root = dump(&text, &det).unwrap();
+        assert_eq!(root.children.len(), 3);
+        assert_eq!(root.children[1].label, "lines 4097–8192");
+        root.tile().unwrap();
+        let d = root.children[2].deferred.unwrap();
+        let lines = expand(&text, &d).unwrap();
+        assert_eq!(lines.len(), 10_000 - 8192);
+        assert_eq!(lines[0].label, "line 8193");
+        assert_eq!(lines[0].value.as_deref(), Some("main:8192:0"));
+        assert_eq!(lines.last().map(|l| l.end), Some(text.len() as u64));
+    }
+}

@@ -1,0 +1,100 @@
+//! pgolens: decoders for compiler and optimizer profiles.
+//!
+//! Linux `perf.data`, BOLT profiles (fdata, pre-aggregated, YAML, BAT), LLVM
+//! instrumentation profiles (raw, indexed, text, MemProf) and sample profiles (text,
+//! binary, extbinary), GCC AutoFDO and the proposed AutoFDO GCOV v4.
+//!
+//! The crate is `#![no_std]` + `alloc` and never panics on input: every failure is an
+//! [`Error`] that says where (byte offset, or line) and what was expected.
+//!
+//! Data flows one way: bytes → [`read::Reader`] → a format module in [`formats`] →
+//! a [`dump::Node`] tree (and, in later layers, view models).
+
+#![no_std]
+#![cfg_attr(test, allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::arithmetic_side_effects))]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod compress;
+pub mod detect;
+pub mod dump;
+pub mod error;
+pub mod formats;
+pub mod read;
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+
+pub use detect::{detect, Detection, Format};
+pub use dump::{Deferred, Node};
+pub use error::{Error, ErrorKind, Location, Result};
+
+/// The input as the decoders see it: gzip-compressed files are decompressed here.
+pub struct Input<'a> {
+    pub data: Cow<'a, [u8]>,
+    pub gzip: bool,
+}
+
+/// Opens raw file bytes: decompresses gzip (by magic), leaves everything else borrowed.
+pub fn open(file: &[u8]) -> Result<Input<'_>> {
+    if compress::is_gzip(file) {
+        let data = compress::gunzip(file)?;
+        Ok(Input { data: Cow::Owned(data), gzip: true })
+    } else {
+        Ok(Input { data: Cow::Borrowed(file), gzip: false })
+    }
+}
+
+impl Input<'_> {
+    /// Detects the format of the (decompressed) content.
+    pub fn detect(&self) -> Result<Detection> {
+        let mut detection = detect(&self.data)?;
+        detection.gzip = self.gzip;
+        Ok(detection)
+    }
+}
+
+/// Dumps `data`, detected as `detection`, into a tree that tiles it.
+pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
+    let mut root = match detection.format {
+        Format::PerfData | Format::PerfDataPipe => formats::perf::dump(data, detection)?,
+        Format::InstrProfRaw | Format::InstrProfIndexed | Format::MemProfRaw => {
+            formats::instrprof::dump(data, detection)?
+        }
+        Format::SampleBinary | Format::SampleExtBinary => formats::sample::dump(data, detection)?,
+        Format::GcovAfdo | Format::GcovV4 => formats::gcov::dump(data, detection)?,
+        Format::Elf | Format::ElfWithBat => formats::elf::dump(data, detection)?,
+        _ => formats::text::dump(data, detection)?,
+    };
+    root.tile()?;
+    Ok(root)
+}
+
+/// Builds the children of a node that [`dump`] left deferred.
+pub fn expand(data: &[u8], detection: &Detection, deferred: &Deferred) -> Result<Vec<Node>> {
+    match detection.format {
+        f if f.is_text() => formats::text::expand(data, deferred),
+        Format::PerfData | Format::PerfDataPipe => formats::perf::expand(data, detection, deferred),
+        _ => Err(Error::malformed(deferred.start, "no deferred children in this format")),
+    }
+}
+
+/// Detects and dumps in one call, expanding every deferred node: what `pgolens dump`
+/// and the tests use. Viewers should call [`dump`] and [`expand`] on demand instead.
+pub fn dump_all(data: &[u8], detection: &Detection) -> Result<Node> {
+    let mut root = dump(data, detection)?;
+    expand_all(data, detection, &mut root)?;
+    Ok(root)
+}
+
+fn expand_all(data: &[u8], detection: &Detection, node: &mut Node) -> Result<()> {
+    if let Some(deferred) = node.deferred.take() {
+        node.children = expand(data, detection, &deferred)?;
+    }
+    for child in &mut node.children {
+        expand_all(data, detection, child)?;
+    }
+    Ok(())
+}
