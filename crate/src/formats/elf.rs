@@ -121,6 +121,7 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
         let mut node = Node::leaf(name, offset, end, alloc::format!("{size} bytes"));
         if section.name == BAT_SECTION {
             node.children = bat::dump_note(data, offset, size)?;
+            node.tile()?;
         }
         root.children.push(node);
     }

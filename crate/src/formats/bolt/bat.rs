@@ -26,7 +26,11 @@ pub fn dump_note(data: &[u8], offset: u64, size: u64) -> Result<Vec<Node>> {
     if !name.starts_with(b"BOLT") {
         return Err(Error::malformed(offset.saturating_add(12), "expected note name BOLT"));
     }
-    f.reader.align(4, "name padding")?;
+    // The descriptor starts at align4(12 + namesz) from the note's start.
+    let padding = (4 - namesz % 4) % 4;
+    if padding > 0 {
+        f.bytes(u64::from(padding), "name padding")?;
+    }
     f.bytes(u64::from(descsz), "BAT tables")?;
     Ok(f.into_nodes())
 }

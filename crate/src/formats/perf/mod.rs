@@ -86,13 +86,16 @@ pub fn feature_name(bit: u32) -> Option<&'static str> {
     })
 }
 
+/// `perf_file_section {offset, size}`, and where it was read (for errors).
 struct Section {
+    at: u64,
     offset: u64,
     size: u64,
 }
 
 fn read_section(f: &mut Fields<'_, '_>, offset: &'static str, size: &'static str) -> Result<Section> {
-    Ok(Section { offset: f.u64(offset)?, size: f.u64(size)? })
+    let at = f.reader.offset();
+    Ok(Section { at, offset: f.u64(offset)?, size: f.u64(size)? })
 }
 
 fn section_end(s: &Section) -> u64 {
@@ -149,14 +152,14 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
         root.children.push(Node::new("header extension", FILE_HEADER_SIZE, end));
     }
     if event_types.size > 0 {
-        let end = checked_end(&event_types, len, "event_types section")?;
+        let end = checked_end(&event_types, len, "event_types section inside the file")?;
         root.children.push(Node::new("event_types (deprecated)", event_types.offset, end));
     }
 
     // The attrs section: perf_event_attr entries, each followed by the
     // {offset, size} of that event's id array.
     if attrs.size > 0 {
-        checked_end(&attrs, len, "attrs section")?;
+        checked_end(&attrs, len, "attrs section inside the file")?;
         if attr_size < 16 + 64 || attrs.size % attr_size != 0 {
             return Err(Error::invalid(16, "attr_size that divides attrs.size and holds an attr", attr_size));
         }
@@ -176,7 +179,7 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
             node.tile()?;
             entries.push(node);
             if ids.size > 0 {
-                let end = checked_end(&ids, len, "attr ids section")?;
+                let end = checked_end(&ids, len, "attr ids section inside the file")?;
                 let count = ids.size / 8;
                 root.children.push(Node::leaf(alloc::format!("ids of attr {index}"), ids.offset, end, count));
             }
@@ -191,7 +194,7 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
     let (data_end, complete) = if data_section.size == 0 && data_section.offset > 0 {
         (len, false)
     } else {
-        (checked_end(&data_section, len, "data section")?, true)
+        (checked_end(&data_section, len, "data section inside the file")?, true)
     };
     if data_end > data_section.offset {
         root.children.push(records::dump_stream(data, endian, data_section.offset, data_end, "data")?);
@@ -209,7 +212,7 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
             let section = read_section(&mut ef, "offset", "size")?;
             entries.push(Node::new(name, entry_start, ef.reader.offset()).with_children(ef.into_nodes()));
             if section.size > 0 {
-                let end = checked_end(&section, len, "feature section")?;
+                let end = checked_end(&section, len, "feature section inside the file")?;
                 let mut node = Node::new(alloc::format!("feature {name}"), section.offset, end);
                 if let Some(value) = feature_string(data, endian, bit, &section) {
                     node = node.with_value(value);
@@ -223,10 +226,12 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
     Ok(root)
 }
 
+/// The end of `section`, which must lie inside the input; the error points at the
+/// header field that says otherwise.
 fn checked_end(section: &Section, len: u64, what: &'static str) -> Result<u64> {
     match section.offset.checked_add(section.size) {
         Some(end) if end <= len => Ok(end),
-        _ => Err(Error::invalid(section.offset, what, section.size)),
+        _ => Err(Error::invalid(section.at, what, section.offset.saturating_add(section.size))),
     }
 }
 

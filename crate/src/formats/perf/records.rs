@@ -102,7 +102,8 @@ fn next_extent(r: &mut Reader<'_>) -> Result<Extent> {
 
 /// A node for the records in `start..end`. With `label` "data" (file mode) a
 /// truncated last record ends the stream, as perf does for a recording cut off
-/// mid-write; in pipe mode it is an error.
+/// mid-write. In pipe mode it is an error, unless the tail is text: captures made
+/// with `perf record -o - > f 2>&1` end with perf's own summary lines.
 pub fn dump_stream(data: &[u8], endian: Endian, start: u64, end: u64, label: &'static str) -> Result<Node> {
     let len = end.saturating_sub(start);
     let mut r = Reader::new(data, endian).sub_at(start, len, "record stream")?;
@@ -116,7 +117,11 @@ pub fn dump_stream(data: &[u8], endian: Endian, start: u64, end: u64, label: &'s
         match next_extent(&mut r) {
             Ok(_) => {}
             Err(e) if label == "data" && matches!(e.kind, crate::ErrorKind::UnexpectedEof { .. }) => {
-                truncated_at = Some(before);
+                truncated_at = Some((before, "truncated record"));
+                break;
+            }
+            Err(_) if is_trailing_text(data, before) => {
+                truncated_at = Some((before, "trailing text"));
                 break;
             }
             Err(e) => return Err(e),
@@ -129,7 +134,7 @@ pub fn dump_stream(data: &[u8], endian: Endian, start: u64, end: u64, label: &'s
             in_block = 0;
         }
     }
-    let records_end = truncated_at.unwrap_or(r.offset());
+    let records_end = truncated_at.map_or(r.offset(), |(at, _)| at);
     if in_block > 0 {
         blocks.push((block_start, records_end, count.saturating_sub(in_block)));
     }
@@ -143,10 +148,16 @@ pub fn dump_stream(data: &[u8], endian: Endian, start: u64, end: u64, label: &'s
             node.children.push(Node::new(label, s, e).deferred(TAG_RECORD_BLOCK, first));
         }
     }
-    if let Some(at) = truncated_at {
-        node.children.push(Node::new("truncated record", at, end));
+    if let Some((at, label)) = truncated_at {
+        node.children.push(Node::new(label, at, end));
     }
     Ok(node)
+}
+
+fn is_trailing_text(data: &[u8], at: u64) -> bool {
+    let tail = usize::try_from(at).ok().and_then(|at| data.get(at..)).unwrap_or(&[]);
+    // A record header's type is a small number: its high bytes are zero, not text.
+    tail.len() >= 16 && tail.starts_with(b"[ perf ") && crate::formats::text::looks_like_text(tail)
 }
 
 /// Builds the record nodes of one block.
