@@ -1,13 +1,30 @@
-//! Indexed instrumentation profiles (`.profdata`), as written by `llvm-profdata merge`.
-//! Always little-endian.
+//! Indexed instrumentation profiles (`.profdata`), as written by `llvm-profdata merge`:
+//! versions 1 to 13, always little-endian.
+//!
+//! ```text
+//! header (40 to 72 bytes by version)      summary (v4+), CS summary (variant bit 57)
+//! hash-table payload                       hash-table metadata at HashOffset:
+//!                                          NumBuckets, NumEntries, bucket offsets
+//! MemProf (v8+, bit 62)                    binary ids (v9+)
+//! vtable names (v12+)                      temporal traces (v10+, bit 63)
+//! ```
+//!
+//! Only the header offsets are trusted, never the writer's order; each is checked
+//! against the file length before use. Layout notes:
+//! `shared/formats/llvm-instrprof-indexed.md`.
+
+use alloc::vec::Vec;
 
 use crate::detect::{Detection, Format};
-use crate::dump::Node;
+use crate::dump::{Fields, Node};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
 /// `\xfflprofi\x81` as a little-endian u64.
 pub const MAGIC: u64 = 0x8169_666f_7270_6cff;
+
+/// The newest indexed version we know the layout of.
+pub const MAX_VERSION: u64 = 13;
 
 pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     if !data.starts_with(&MAGIC.to_le_bytes()) {
@@ -20,6 +37,281 @@ pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     Ok(Some(super::flags::describe(detection, version)))
 }
 
-pub fn dump(_data: &[u8], _detection: &Detection) -> Result<Node> {
-    Err(Error::malformed(0, "indexed instrprof dump not implemented"))
+/// `Header::size()`: 40 bytes up to v7, then one offset more per version that added one.
+pub fn header_size(version: u64) -> u64 {
+    match version {
+        0..=7 => 40,
+        8 => 48,
+        9 => 56,
+        10 | 11 => 64,
+        _ => 72,
+    }
+}
+
+/// Names of the `ProfileSummary` fields, by kind.
+const SUMMARY_FIELDS: [&str; 6] = [
+    "TotalNumFunctions",
+    "TotalNumBlocks",
+    "MaxFunctionCount",
+    "MaxBlockCount",
+    "MaxInternalBlockCount",
+    "TotalBlockCount",
+];
+
+/// A header offset and the position of the field that holds it.
+#[derive(Clone, Copy)]
+struct Offset {
+    value: u64,
+    field: u64,
+}
+
+/// Checks that a header offset leaves room for `min` bytes in the file.
+fn checked(offset: Offset, min: u64, len: u64, expected: &'static str) -> Result<u64> {
+    match offset.value.checked_add(min) {
+        Some(end) if end <= len => Ok(offset.value),
+        _ => Err(Error::invalid(offset.field, expected, offset.value)),
+    }
+}
+
+/// `Summary`: field count, cutoff count, the fields, then {Cutoff, MinBlockCount,
+/// NumBlocks} per cutoff.
+fn dump_summary(r: &mut Reader<'_>, label: &'static str) -> Result<Node> {
+    let start = r.offset();
+    let mut f = Fields::new(r);
+    let fields_at = f.reader.offset();
+    let num_fields = f.u64("NumSummaryFields")?;
+    let entries_at = f.reader.offset();
+    let num_entries = f.u64("NumCutoffEntries")?;
+    let remaining = f.reader.remaining() as u64;
+    if num_fields > remaining / 8 {
+        return Err(Error::invalid(fields_at, "NumSummaryFields that fit in the file", num_fields));
+    }
+    if num_entries > remaining.saturating_sub(num_fields.saturating_mul(8)) / 24 {
+        return Err(Error::invalid(entries_at, "NumCutoffEntries that fit in the file", num_entries));
+    }
+    let mut functions = None;
+    for kind in 0..num_fields {
+        let name = usize::try_from(kind).ok().and_then(|k| SUMMARY_FIELDS.get(k)).copied();
+        let value = f.u64(name.unwrap_or("unknown summary field"))?;
+        if kind == 0 {
+            functions = Some(value);
+        }
+    }
+    let mut children = f.into_nodes();
+    if num_entries > 0 {
+        let cutoffs_start = r.offset();
+        let mut cutoffs = Vec::new();
+        for i in 0..num_entries {
+            let entry_start = r.offset();
+            let mut f = Fields::new(r);
+            let cutoff = f.u64("Cutoff")?;
+            f.u64("MinBlockCount")?;
+            f.u64("NumBlocks")?;
+            let nodes = f.into_nodes();
+            let node = Node::leaf(alloc::format!("cutoff {i}"), entry_start, r.offset(), cutoff);
+            cutoffs.push(node.with_children(nodes));
+        }
+        let node = Node::leaf("cutoff entries", cutoffs_start, r.offset(), num_entries).with_children(cutoffs);
+        children.push(node);
+    }
+    let node = Node::new(label, start, r.offset()).with_children(children);
+    Ok(match functions {
+        Some(n) => node.with_value(format_args!("{n} functions")),
+        None => node,
+    })
+}
+
+/// The on-disk hash table's metadata: NumBuckets, NumEntries, bucket offsets.
+fn dump_hash_meta(data: &[u8], at: Offset) -> Result<(Node, u64)> {
+    let len = data.len() as u64;
+    let start = checked(at, 16, len, "HashOffset inside the file")?;
+    let mut r = Reader::new(data, Endian::Little).seek_clone(start, "hash table")?;
+    let mut f = Fields::new(&mut r);
+    let buckets_at = f.reader.offset();
+    let buckets = f.u64("NumBuckets")?;
+    let entries = f.u64("NumEntries")?;
+    if buckets > f.reader.remaining() as u64 / 8 {
+        return Err(Error::invalid(buckets_at, "NumBuckets offsets that fit in the file", buckets));
+    }
+    let array_at = f.reader.offset();
+    f.reader.skip(buckets.saturating_mul(8), "bucket offsets")?;
+    f.node_since("bucket offsets", array_at, buckets);
+    let end = f.reader.offset();
+    let node = Node::leaf("hash table", start, end, format_args!("{entries} entries, {buckets} buckets"))
+        .with_children(f.into_nodes());
+    Ok((node, entries))
+}
+
+/// Temporal traces: NumTraces, TraceStreamSize, then per trace Weight, NumFunctions
+/// and a NameRef per function.
+fn dump_traces(data: &[u8], at: Offset) -> Result<Node> {
+    let len = data.len() as u64;
+    let start = checked(at, 16, len, "TemporalProfTracesOffset inside the file")?;
+    let mut r = Reader::new(data, Endian::Little).seek_clone(start, "temporal traces")?;
+    let mut f = Fields::new(&mut r);
+    let count_at = f.reader.offset();
+    let count = f.u64("NumTraces")?;
+    f.u64("TraceStreamSize")?;
+    // Every trace takes at least 16 bytes.
+    if count > f.reader.remaining() as u64 / 16 {
+        return Err(Error::invalid(count_at, "NumTraces that fit in the file", count));
+    }
+    let mut children = f.into_nodes();
+    for i in 0..count {
+        let trace_start = r.offset();
+        let mut f = Fields::new(&mut r);
+        f.u64("Weight")?;
+        let n_at = f.reader.offset();
+        let n = f.u64("NumFunctions")?;
+        if n > f.reader.remaining() as u64 / 8 {
+            return Err(Error::invalid(n_at, "NumFunctions that fit in the file", n));
+        }
+        let refs_at = f.reader.offset();
+        f.reader.skip(n.saturating_mul(8), "trace NameRefs")?;
+        f.node_since("NameRefs", refs_at, n);
+        let nodes = f.into_nodes();
+        let node = Node::leaf(alloc::format!("trace {i}"), trace_start, r.offset(), format_args!("{n} functions"));
+        let mut node = node.with_children(nodes);
+        node.tile()?;
+        children.push(node);
+    }
+    Ok(Node::leaf("temporal traces", start, r.offset(), count).with_children(children))
+}
+
+pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
+    let len = data.len() as u64;
+    let mut r = Reader::new(data, Endian::Little);
+    let mut f = Fields::new(&mut r);
+    let magic = f.u64_hex("Magic")?;
+    if magic != MAGIC {
+        return Err(Error::invalid(0, "the indexed instrprof magic", magic));
+    }
+    let version_at = f.reader.offset();
+    let word = f.reader.u64("Version")?;
+    let version = word & 0xffff_ffff;
+    let flag_names = super::flags::names(word);
+    if flag_names.is_empty() {
+        f.node_since("Version", version_at, format_args!("{word:#018x} (v{version})"));
+    } else {
+        f.node_since("Version", version_at, format_args!("{word:#018x} (v{version}, {flag_names})"));
+    }
+    if version == 0 || version > MAX_VERSION {
+        return Err(Error::invalid(version_at, "indexed profile version 1 to 13", version));
+    }
+    f.u64("Unused")?;
+    let hash_type_at = f.reader.offset();
+    let hash_type = f.u64("HashType")?;
+    if hash_type != 0 {
+        return Err(Error::invalid(hash_type_at, "HashType 0 (MD5)", hash_type));
+    }
+    let offset = |f: &mut Fields<'_, '_>, label: &'static str| -> Result<Offset> {
+        let field = f.reader.offset();
+        Ok(Offset { value: f.u64(label)?, field })
+    };
+    let hash = offset(&mut f, "HashOffset")?;
+    let memprof = if version >= 8 { Some(offset(&mut f, "MemProfOffset")?) } else { None };
+    let binary_ids = if version >= 9 { Some(offset(&mut f, "BinaryIdOffset")?) } else { None };
+    let traces = if version >= 10 { Some(offset(&mut f, "TemporalProfTracesOffset")?) } else { None };
+    let vtable_names = if version >= 12 { Some(offset(&mut f, "VTableNamesOffset")?) } else { None };
+    let header_end = f.reader.offset();
+    let mut header = Node::new("header", 0, header_end).with_children(f.into_nodes());
+    header.tile()?;
+    let mut root = Node::new("instrprof indexed", 0, len);
+    root.children.push(header);
+
+    if version >= 4 {
+        let mut summary = dump_summary(&mut r, "summary")?;
+        summary.tile()?;
+        root.children.push(summary);
+        if word & super::flags::CS_IR_PROF != 0 {
+            let mut cs = dump_summary(&mut r, "CS summary")?;
+            cs.tile()?;
+            root.children.push(cs);
+        }
+    }
+
+    // The payload runs from the end of the summaries to the metadata at HashOffset.
+    let payload_start = r.offset();
+    if hash.value < payload_start {
+        return Err(Error::invalid(hash.field, "HashOffset after the header and summaries", hash.value));
+    }
+    let (meta, entries) = dump_hash_meta(data, hash)?;
+    let meta_end = meta.end;
+    root.children.push(Node::leaf("hash table payload", payload_start, hash.value, format_args!("{entries} records")));
+    root.children.push(meta);
+
+    // The start of every known section, to find where the MemProf section ends.
+    let mut starts: Vec<u64> = alloc::vec![meta_end];
+    let memprof = memprof.filter(|_| word & super::flags::MEMPROF != 0);
+    let traces = traces.filter(|_| word & super::flags::TEMPORAL_PROF != 0);
+    for o in [binary_ids, vtable_names, traces].into_iter().flatten() {
+        if o.value != 0 {
+            starts.push(o.value);
+        }
+    }
+
+    if let Some(at) = memprof {
+        let start = checked(at, 8, len, "MemProfOffset inside the file")?;
+        let end = starts.iter().copied().filter(|&s| s > start).min().unwrap_or(len).min(len);
+        let mut mr = Reader::new(data, Endian::Little).sub_at(start, end.saturating_sub(start), "MemProf section")?;
+        let mut f = Fields::new(&mut mr);
+        let memprof_version = f.u64("MemProf version")?;
+        let node = Node::leaf("MemProf", start, end, format_args!("version {memprof_version}"));
+        root.children.push(node.with_children(f.into_nodes()));
+    }
+
+    if let Some(at) = binary_ids.filter(|o| o.value != 0) {
+        let start = checked(at, 8, len, "BinaryIdOffset inside the file")?;
+        let mut br = Reader::new(data, Endian::Little).seek_clone(start, "binary ids")?;
+        let mut f = Fields::new(&mut br);
+        let size_at = f.reader.offset();
+        let size = f.u64("BinaryIdsSize")?;
+        if size > f.reader.remaining() as u64 {
+            return Err(Error::invalid(size_at, "BinaryIdsSize that fits in the file", size));
+        }
+        let ids = f.reader.sub(size, "binary ids")?;
+        let mut children = f.into_nodes();
+        if size > 0 {
+            children.push(super::raw::dump_binary_ids(ids)?);
+        }
+        let end = br.offset();
+        let mut node = Node::new("binary ids", start, end).with_children(children);
+        node.tile()?;
+        root.children.push(node);
+    }
+
+    if let Some(at) = vtable_names.filter(|o| o.value != 0) {
+        let start = checked(at, 8, len, "VTableNamesOffset inside the file")?;
+        let mut vr = Reader::new(data, Endian::Little).seek_clone(start, "vtable names")?;
+        let mut f = Fields::new(&mut vr);
+        let size_at = f.reader.offset();
+        let size = f.u64("length")?;
+        if size > f.reader.remaining() as u64 {
+            return Err(Error::invalid(size_at, "vtable names length that fits in the file", size));
+        }
+        let names = f.reader.sub(size, "vtable names")?;
+        let mut children = f.into_nodes();
+        if size > 0 {
+            children.push(super::raw::dump_names(names, "names")?);
+        }
+        // Padded with zeros to 8 bytes, when the file has them.
+        let pad = super::raw::pad8(size).min(vr.remaining() as u64);
+        if pad > 0 {
+            let pad_at = vr.offset();
+            vr.skip(pad, "padding")?;
+            children.push(Node::new("padding", pad_at, vr.offset()));
+        }
+        let mut node = Node::new("vtable names", start, vr.offset()).with_children(children);
+        node.tile()?;
+        root.children.push(node);
+    }
+
+    if let Some(at) = traces.filter(|o| o.value != 0) {
+        let mut node = dump_traces(data, at)?;
+        node.tile()?;
+        root.children.push(node);
+    }
+
+    root.tile()?;
+    Ok(root)
 }

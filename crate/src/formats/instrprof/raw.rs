@@ -1,10 +1,28 @@
-//! Raw instrumentation profiles (`.profraw`), as written by compiler-rt.
+//! Raw instrumentation profiles (`.profraw`), as written by compiler-rt: raw versions
+//! 5, 7, 8, 9, 10 and 11, 64- and 32-bit producers, both byte orders.
 //!
 //! The magic is a u64 in the producer's byte order; `r` vs `R` in it tells 64-bit from
-//! 32-bit pointers.
+//! 32-bit pointers. One profile is laid out as
+//!
+//! ```text
+//! header (u64 fields, count by version)   binary ids (v7+)
+//! data records (NumData × record size)     padding before counters
+//! counters (NumCounters × 8, or × 1 with byte coverage)   padding after counters
+//! bitmap (v9+) + padding                   uniform counters (v11) + padding
+//! names chunks + pad8                      vtable records + pad8 (v10+)
+//! vtable names + pad8 (v10+)               value-profile data (one blob per record
+//!                                          with value sites)
+//! ```
+//!
+//! and several profiles may follow each other, separated by zero bytes.
+//! Layout notes: `shared/formats/llvm-instrprof-raw.md`. The v11 field order comes
+//! from the notes only (no LLVM 23 file was available to check it).
+
+use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::detect::{Detection, Format};
-use crate::dump::Node;
+use crate::dump::{Fields, Node, Text};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
@@ -12,18 +30,22 @@ use crate::read::{Endian, Reader};
 pub const MAGIC_64: u64 = 0xff6c_7072_6f66_7281;
 pub const MAGIC_32: u64 = 0xff6c_7072_6f66_5281;
 
-pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
-    let Some(head) = data.get(..8) else { return Ok(None) };
+fn magic_of(data: &[u8]) -> Option<(Endian, u8)> {
+    let head = data.get(..8)?;
     let mut magic = [0u8; 8];
     magic.copy_from_slice(head);
     let (le, be) = (u64::from_le_bytes(magic), u64::from_be_bytes(magic));
-    let (endian, bits) = match (le, be) {
+    Some(match (le, be) {
         (MAGIC_64, _) => (Endian::Little, 64),
         (_, MAGIC_64) => (Endian::Big, 64),
         (MAGIC_32, _) => (Endian::Little, 32),
         (_, MAGIC_32) => (Endian::Big, 32),
-        _ => return Ok(None),
-    };
+        _ => return None,
+    })
+}
+
+pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
+    let Some((endian, bits)) = magic_of(data) else { return Ok(None) };
     let mut r = Reader::new(data, endian);
     r.skip(8, "magic")?;
     let version = r.u64("Version")?;
@@ -31,6 +53,507 @@ pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     Ok(Some(super::flags::describe(detection, version)))
 }
 
-pub fn dump(_data: &[u8], _detection: &Detection) -> Result<Node> {
-    Err(Error::malformed(0, "raw instrprof dump not implemented"))
+/// The header fields after Magic and Version, per raw version (`__llvm_profile_header`).
+fn header_fields(version: u64) -> Option<&'static [&'static str]> {
+    Some(match version {
+        5 => &[
+            "NumData", "PaddingBytesBeforeCounters", "NumCounters", "PaddingBytesAfterCounters",
+            "NamesSize", "CountersDelta", "NamesDelta", "ValueKindLast",
+        ],
+        7 | 8 => &[
+            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
+            "PaddingBytesAfterCounters", "NamesSize", "CountersDelta", "NamesDelta", "ValueKindLast",
+        ],
+        9 => &[
+            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
+            "PaddingBytesAfterCounters", "NumBitmapBytes", "PaddingBytesAfterBitmapBytes", "NamesSize",
+            "CountersDelta", "BitmapDelta", "NamesDelta", "ValueKindLast",
+        ],
+        10 => &[
+            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
+            "PaddingBytesAfterCounters", "NumBitmapBytes", "PaddingBytesAfterBitmapBytes", "NamesSize",
+            "CountersDelta", "BitmapDelta", "NamesDelta", "NumVTables", "VNamesSize", "ValueKindLast",
+        ],
+        11 => &[
+            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
+            "PaddingBytesAfterCounters", "NumBitmapBytes", "PaddingBytesAfterBitmapBytes",
+            "NumUniformCounters", "PaddingBytesAfterUniformCounters", "UniformCountersDelta", "NamesSize",
+            "CountersDelta", "BitmapDelta", "NamesDelta", "NumVTables", "VNamesSize", "ValueKindLast",
+        ],
+        _ => return None,
+    })
+}
+
+/// A header value with the offset of its field, so errors about it can point there.
+#[derive(Clone, Copy, Default)]
+struct Field {
+    value: u64,
+    offset: u64,
+}
+
+#[derive(Default)]
+struct Header {
+    version: u64,
+    flags: u64,
+    binary_ids_size: Field,
+    num_data: Field,
+    padding_before_counters: Field,
+    num_counters: Field,
+    padding_after_counters: Field,
+    num_bitmap_bytes: Field,
+    padding_after_bitmap: Field,
+    num_uniform_counters: Field,
+    padding_after_uniform: Field,
+    names_size: Field,
+    num_vtables: Field,
+    vnames_size: Field,
+    value_kind_last: Field,
+}
+
+/// The largest `ValueKindLast` we accept; LLVM has 3 kinds (0..=2).
+const MAX_VALUE_KIND_LAST: u64 = 15;
+
+fn read_header(r: &mut Reader<'_>, bits: u8) -> Result<(Header, Node)> {
+    let start = r.offset();
+    let mut f = Fields::new(r);
+    f.u64_hex("Magic")?;
+    let version_at = f.reader.offset();
+    let word = f.reader.u64("Version")?;
+    let version = word & 0xffff_ffff;
+    let names = super::flags::names(word);
+    let shown = if names.is_empty() {
+        alloc::format!("{word:#018x} (v{version})")
+    } else {
+        alloc::format!("{word:#018x} (v{version}, {names})")
+    };
+    f.node_since("Version", version_at, shown);
+    let Some(fields) = header_fields(version) else {
+        return Err(Error::invalid(version_at, "raw profile version 5, 7, 8, 9, 10 or 11", version));
+    };
+    let mut h = Header { version, flags: word, ..Header::default() };
+    for &name in fields {
+        let offset = f.reader.offset();
+        let value = if name.ends_with("Delta") { f.u64_hex(name)? } else { f.u64(name)? };
+        let field = Field { value, offset };
+        match name {
+            "BinaryIdsSize" => h.binary_ids_size = field,
+            "NumData" => h.num_data = field,
+            "PaddingBytesBeforeCounters" => h.padding_before_counters = field,
+            "NumCounters" => h.num_counters = field,
+            "PaddingBytesAfterCounters" => h.padding_after_counters = field,
+            "NumBitmapBytes" => h.num_bitmap_bytes = field,
+            "PaddingBytesAfterBitmapBytes" => h.padding_after_bitmap = field,
+            "NumUniformCounters" => h.num_uniform_counters = field,
+            "PaddingBytesAfterUniformCounters" => h.padding_after_uniform = field,
+            "NamesSize" => h.names_size = field,
+            "NumVTables" => h.num_vtables = field,
+            "VNamesSize" => h.vnames_size = field,
+            "ValueKindLast" => h.value_kind_last = field,
+            _ => {}
+        }
+    }
+    if h.value_kind_last.value > MAX_VALUE_KIND_LAST {
+        return Err(Error::invalid(h.value_kind_last.offset, "ValueKindLast of at most 15", h.value_kind_last.value));
+    }
+    let end = f.reader.offset();
+    let label = if bits == 32 { "__llvm_profile_header (32-bit)" } else { "__llvm_profile_header" };
+    let node = Node::new(label, start, end).with_children(f.into_nodes());
+    Ok((h, node))
+}
+
+/// `7 & (8 - x % 8)`: the zero bytes LLVM puts after names sections.
+pub(crate) fn pad8(len: u64) -> u64 {
+    7 & 8u64.wrapping_sub(len % 8)
+}
+
+/// `count × size` bytes, checked against what remains in `r`; the error points at
+/// the header field that holds `count`.
+fn region_len(r: &Reader<'_>, count: Field, size: u64, expected: &'static str) -> Result<u64> {
+    match count.value.checked_mul(size) {
+        Some(len) if len <= r.remaining() as u64 => Ok(len),
+        _ => Err(Error::invalid(count.offset, expected, count.value)),
+    }
+}
+
+/// Takes `len` bytes of padding as a node without value (skipped when empty).
+fn take_padding(r: &mut Reader<'_>, len: u64, label: &'static str, out: &mut Vec<Node>) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    let start = r.offset();
+    r.skip(len, label)?;
+    out.push(Node::new(label, start, r.offset()));
+    Ok(())
+}
+
+/// Takes a region of `len` bytes as a leaf node (skipped when empty).
+fn take_region(
+    r: &mut Reader<'_>,
+    len: u64,
+    label: &'static str,
+    value: impl core::fmt::Display,
+    out: &mut Vec<Node>,
+) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    let start = r.offset();
+    r.skip(len, label)?;
+    out.push(Node::leaf(label, start, r.offset(), value));
+    Ok(())
+}
+
+/// Field layout of one data record (`__llvm_profile_data`).
+struct RecordLayout {
+    ptr: u64,
+    sites: u64,
+    uniform: bool,
+    bitmap: bool,
+    size: u64,
+}
+
+impl RecordLayout {
+    fn new(version: u64, bits: u8, value_kind_last: u64) -> Self {
+        let ptr: u64 = if bits == 32 { 4 } else { 8 };
+        let uniform = version >= 11;
+        let bitmap = version >= 9;
+        let sites = value_kind_last.saturating_add(1);
+        // NameRef, FuncHash, then CounterPtr, [UniformCounterPtr], [BitmapPtr],
+        // FunctionPointer, Values; NumCounters u32; NumValueSites u16 × sites;
+        // [OffloadDeviceWaveSize u16]; [NumBitmapBytes u32 at a 4-byte boundary];
+        // the struct is `alignas(8)`.
+        let pointers = 3u64.saturating_add(u64::from(uniform)).saturating_add(u64::from(bitmap));
+        let mut size = 16u64.saturating_add(ptr.saturating_mul(pointers)).saturating_add(4);
+        size = size.saturating_add(sites.saturating_mul(2)).saturating_add(if uniform { 2 } else { 0 });
+        if bitmap {
+            size = align_up(size, 4).saturating_add(4);
+        }
+        RecordLayout { ptr, sites, uniform, bitmap, size: align_up(size, 8) }
+    }
+}
+
+fn align_up(x: u64, to: u64) -> u64 {
+    x.saturating_add(to.saturating_sub(1)) / to * to
+}
+
+/// One data record; returns the node and whether it has value sites.
+fn dump_record(r: &mut Reader<'_>, layout: &RecordLayout, index: u64) -> Result<(Node, bool)> {
+    let start = r.offset();
+    let mut rec = r.sub(layout.size, "data record")?;
+    let mut f = Fields::new(&mut rec);
+    let name_ref = f.u64_hex("NameRef")?;
+    f.u64_hex("FuncHash")?;
+    let ptr = |f: &mut Fields<'_, '_>, label: &'static str| -> Result<u64> {
+        if layout.ptr == 4 {
+            f.u32_hex(label).map(u64::from)
+        } else {
+            f.u64_hex(label)
+        }
+    };
+    ptr(&mut f, "CounterPtr")?;
+    if layout.uniform {
+        ptr(&mut f, "UniformCounterPtr")?;
+    }
+    if layout.bitmap {
+        ptr(&mut f, "BitmapPtr")?;
+    }
+    ptr(&mut f, "FunctionPointer")?;
+    ptr(&mut f, "Values")?;
+    f.u32("NumCounters")?;
+    let sites_at = f.reader.offset();
+    let mut sites = String::from("[");
+    let mut any_sites = false;
+    for k in 0..layout.sites {
+        let n = f.reader.u16("NumValueSites")?;
+        any_sites |= n != 0;
+        if k > 0 {
+            sites.push_str(", ");
+        }
+        sites.push_str(&alloc::format!("{n}"));
+    }
+    sites.push(']');
+    f.node_since("NumValueSites", sites_at, sites);
+    if layout.uniform {
+        f.u16("OffloadDeviceWaveSize")?;
+    }
+    if layout.bitmap {
+        let misaligned = f.reader.offset().saturating_sub(start) % 4;
+        if misaligned != 0 {
+            f.bytes(4u64.saturating_sub(misaligned), "padding")?;
+        }
+        f.u32("NumBitmapBytes")?;
+    }
+    let tail = f.reader.remaining() as u64;
+    if tail > 0 {
+        f.bytes(tail, "padding")?;
+    }
+    let label = alloc::format!("record {index}");
+    let node = Node::leaf(label, start, r.offset(), format_args!("NameRef {name_ref:#018x}"));
+    let mut node = node.with_children(f.into_nodes());
+    node.tile()?;
+    Ok((node, any_sites))
+}
+
+/// `VTableProfData`: name hash, vtable address, size.
+fn dump_vtable(r: &mut Reader<'_>, bits: u8, index: u64) -> Result<Node> {
+    let start = r.offset();
+    let size = if bits == 32 { 16 } else { 24 };
+    let mut rec = r.sub(size, "vtable record")?;
+    let mut f = Fields::new(&mut rec);
+    f.u64_hex("VTableNameHash")?;
+    if bits == 32 {
+        f.u32_hex("VTablePointer")?;
+    } else {
+        f.u64_hex("VTablePointer")?;
+    }
+    f.u32("VTableSize")?;
+    let tail = f.reader.remaining() as u64;
+    if tail > 0 {
+        f.bytes(tail, "padding")?;
+    }
+    let mut node = Node::new(alloc::format!("vtable {index}"), start, r.offset()).with_children(f.into_nodes());
+    node.tile()?;
+    Ok(node)
+}
+
+/// How many names of a chunk are shown in its value.
+const SHOWN_NAMES: usize = 3;
+
+/// Describes `\x01`-separated PGO names: their count and the first few.
+fn describe_names(names: &[u8]) -> String {
+    if names.is_empty() {
+        return String::from("0 names");
+    }
+    let count = names.iter().filter(|&&b| b == 1).count().saturating_add(1);
+    let mut out = alloc::format!("{count} names: ");
+    for (i, name) in names.split(|&b| b == 1).take(SHOWN_NAMES).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&alloc::format!("{}", Text(name.get(..80).unwrap_or(name))));
+    }
+    if count > SHOWN_NAMES {
+        out.push_str(", …");
+    }
+    out
+}
+
+/// A names section (function or vtable names): compressed or stored chunks, each
+/// `ULEB UncompressedSize, ULEB CompressedSize, payload`, separated by zero bytes.
+/// Shared with the indexed reader's vtable-names section.
+pub(crate) fn dump_names(mut r: Reader<'_>, label: &'static str) -> Result<Node> {
+    let start = r.offset();
+    let end = r.end_offset();
+    let mut chunks = Vec::new();
+    let mut index = 0u64;
+    while !r.is_empty() {
+        let zeros = r.rest().iter().take_while(|&&b| b == 0).count() as u64;
+        if zeros > 0 {
+            let at = r.offset();
+            r.skip(zeros, "zero padding")?;
+            chunks.push(Node::new("padding", at, r.offset()));
+            continue;
+        }
+        let chunk_start = r.offset();
+        let mut f = Fields::new(&mut r);
+        let uncompressed = f.uleb128("UncompressedSize")?;
+        let compressed_at = f.reader.offset();
+        let compressed = f.uleb128("CompressedSize")?;
+        let payload_at = f.reader.offset();
+        let value = if compressed == 0 {
+            let names = f.reader.bytes(uncompressed, "names")?;
+            f.node_since("names", payload_at, Text(names));
+            describe_names(names)
+        } else {
+            let payload = f.reader.bytes(compressed, "compressed names")?;
+            f.node_since("names (zlib)", payload_at, format_args!("{compressed} bytes"));
+            let Ok(expected) = usize::try_from(uncompressed) else {
+                return Err(Error::invalid(chunk_start, "UncompressedSize that fits in memory", uncompressed));
+            };
+            let names = crate::compress::inflate_zlib(payload, expected, payload_at)
+                .map_err(|e| if e.offset().is_some() { e } else { Error::malformed(compressed_at, "corrupt zlib names") })?;
+            alloc::format!("zlib, {}", describe_names(&names))
+        };
+        let children = f.into_nodes();
+        let label = alloc::format!("names chunk {index}");
+        let mut node = Node::leaf(label, chunk_start, r.offset(), value).with_children(children);
+        node.tile()?;
+        chunks.push(node);
+        index = index.saturating_add(1);
+    }
+    let mut node = Node::leaf(label, start, end, format_args!("{index} chunks")).with_children(chunks);
+    node.tile()?;
+    Ok(node)
+}
+
+/// Takes a names section of `len` bytes and its `pad8` padding.
+fn take_names(r: &mut Reader<'_>, size: Field, label: &'static str, out: &mut Vec<Node>) -> Result<()> {
+    if size.value > r.remaining() as u64 {
+        return Err(Error::invalid(size.offset, "names size that fits in the file", size.value));
+    }
+    if size.value == 0 {
+        return Ok(());
+    }
+    let names = r.sub(size.value, label)?;
+    out.push(dump_names(names, label)?);
+    take_padding(r, pad8(size.value), "padding after names", out)
+}
+
+/// The value-profile blobs (`ValueProfData`): one per data record that has value
+/// sites, each starting with its u32 TotalSize (a multiple of 8).
+fn take_value_data(r: &mut Reader<'_>, blobs: u64, out: &mut Vec<Node>) -> Result<()> {
+    let start = r.offset();
+    let mut total = 0u64;
+    for _ in 0..blobs {
+        let at = r.offset();
+        let size = r.u32("ValueProfData TotalSize")?;
+        if size < 8 || size % 8 != 0 {
+            return Err(Error::invalid(at, "ValueProfData TotalSize, a non-zero multiple of 8", u64::from(size)));
+        }
+        r.skip(u64::from(size).saturating_sub(4), "ValueProfData")?;
+        total = total.saturating_add(u64::from(size));
+    }
+    if blobs > 0 {
+        out.push(Node::leaf("value profile data", start, r.offset(), format_args!("{blobs} records, {total} bytes")));
+    }
+    Ok(())
+}
+
+/// One profile: header and every section it implies. Returns the profile's nodes.
+fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<Vec<Node>> {
+    let (h, header) = read_header(r, bits)?;
+    let mut out = alloc::vec![header];
+
+    if h.binary_ids_size.value > 0 {
+        if h.binary_ids_size.value > r.remaining() as u64 {
+            return Err(Error::invalid(h.binary_ids_size.offset, "BinaryIdsSize that fits in the file", h.binary_ids_size.value));
+        }
+        let ids = r.sub(h.binary_ids_size.value, "binary ids")?;
+        out.push(dump_binary_ids(ids)?);
+    }
+
+    let layout = RecordLayout::new(h.version, bits, h.value_kind_last.value);
+    let data_len = region_len(r, h.num_data, layout.size, "NumData records that fit in the file")?;
+    let mut with_values = 0u64;
+    if data_len > 0 {
+        let start = r.offset();
+        let mut records = Vec::new();
+        for i in 0..h.num_data.value {
+            let (node, values) = dump_record(r, &layout, i)?;
+            with_values = with_values.saturating_add(u64::from(values));
+            records.push(node);
+        }
+        let mut node = Node::leaf("data", start, r.offset(), format_args!("{} records", h.num_data.value))
+            .with_children(records);
+        node.tile()?;
+        out.push(node);
+    }
+
+    let pad = region_len(r, h.padding_before_counters, 1, "PaddingBytesBeforeCounters that fits in the file")?;
+    take_padding(r, pad, "padding before counters", &mut out)?;
+    // Byte-coverage counters are one byte each; the others u64.
+    let counter_size = if h.flags & super::flags::BYTE_COVERAGE != 0 { 1 } else { 8 };
+    let counters = region_len(r, h.num_counters, counter_size, "NumCounters counters that fit in the file")?;
+    take_region(r, counters, "counters", h.num_counters.value, &mut out)?;
+    let pad = region_len(r, h.padding_after_counters, 1, "PaddingBytesAfterCounters that fits in the file")?;
+    take_padding(r, pad, "padding after counters", &mut out)?;
+
+    let bitmap = region_len(r, h.num_bitmap_bytes, 1, "NumBitmapBytes that fit in the file")?;
+    take_region(r, bitmap, "bitmap", h.num_bitmap_bytes.value, &mut out)?;
+    let pad = region_len(r, h.padding_after_bitmap, 1, "PaddingBytesAfterBitmapBytes that fits in the file")?;
+    take_padding(r, pad, "padding after bitmap", &mut out)?;
+
+    let uniform = region_len(r, h.num_uniform_counters, 8, "NumUniformCounters that fit in the file")?;
+    take_region(r, uniform, "uniform counters", h.num_uniform_counters.value, &mut out)?;
+    let pad = region_len(r, h.padding_after_uniform, 1, "PaddingBytesAfterUniformCounters that fits in the file")?;
+    take_padding(r, pad, "padding after uniform counters", &mut out)?;
+
+    take_names(r, h.names_size, "names", &mut out)?;
+
+    let vtable_size = if bits == 32 { 16 } else { 24 };
+    let vtables_len = region_len(r, h.num_vtables, vtable_size, "NumVTables records that fit in the file")?;
+    if vtables_len > 0 {
+        let start = r.offset();
+        let mut records = Vec::new();
+        for i in 0..h.num_vtables.value {
+            records.push(dump_vtable(r, bits, i)?);
+        }
+        let mut node = Node::leaf("vtable records", start, r.offset(), h.num_vtables.value).with_children(records);
+        node.tile()?;
+        out.push(node);
+        take_padding(r, pad8(vtables_len), "padding after vtable records", &mut out)?;
+    }
+    take_names(r, h.vnames_size, "vtable names", &mut out)?;
+
+    take_value_data(r, with_values, &mut out)?;
+    Ok(out)
+}
+
+/// Binary ids: `{u64 length, id bytes, zero padding to 8}` until the section ends.
+pub(crate) fn dump_binary_ids(mut r: Reader<'_>) -> Result<Node> {
+    let start = r.offset();
+    let end = r.end_offset();
+    let mut ids = Vec::new();
+    let mut index = 0u64;
+    while !r.is_empty() {
+        let id_start = r.offset();
+        let mut f = Fields::new(&mut r);
+        let len_at = f.reader.offset();
+        let len = f.u64("length")?;
+        if len == 0 {
+            return Err(Error::invalid(len_at, "binary id length greater than 0", 0));
+        }
+        let id = f.bytes(len, "id")?;
+        let pad = pad8(len);
+        if pad > 0 {
+            f.bytes(pad, "padding")?;
+        }
+        let id_end = f.reader.offset();
+        let label = alloc::format!("binary id {index}");
+        let node = Node::leaf(label, id_start, id_end, crate::dump::Hex(id)).with_children(f.into_nodes());
+        ids.push(node);
+        index = index.saturating_add(1);
+    }
+    let mut node = Node::leaf("binary ids", start, end, format_args!("{index} ids")).with_children(ids);
+    node.tile()?;
+    Ok(node)
+}
+
+pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
+    let Some((endian, bits)) = magic_of(data) else {
+        return Err(Error::malformed(0, "expected the raw instrprof magic"));
+    };
+    let len = data.len() as u64;
+    let mut r = Reader::new(data, endian);
+    let mut profiles: Vec<Vec<Node>> = Vec::new();
+    let mut between = Vec::new();
+    loop {
+        // Profiles follow each other, separated by zero bytes; anything else after
+        // the last one is left unparsed.
+        let zeros = r.rest().iter().take_while(|&&b| b == 0).count() as u64;
+        if zeros > 0 {
+            let at = r.offset();
+            r.skip(zeros, "zero padding")?;
+            between.push(Node::new("padding", at, r.offset()));
+        }
+        if r.is_empty() || magic_of(r.rest()) != Some((endian, bits)) {
+            break;
+        }
+        profiles.push(dump_profile(&mut r, bits)?);
+    }
+    let mut root = Node::new(if bits == 32 { "instrprof raw (32-bit)" } else { "instrprof raw" }, 0, len);
+    if profiles.len() == 1 {
+        root.children = profiles.into_iter().flatten().collect();
+    } else {
+        for (i, nodes) in profiles.into_iter().enumerate() {
+            let start = nodes.first().map_or(0, |n| n.start);
+            let end = nodes.last().map_or(start, |n| n.end);
+            let mut node = Node::new(alloc::format!("profile {i}"), start, end).with_children(nodes);
+            node.tile()?;
+            root.children.push(node);
+        }
+    }
+    root.children.extend(between);
+    root.tile()?;
+    Ok(root)
 }
