@@ -55,7 +55,8 @@ pub fn gunzip(file: &[u8]) -> Result<Vec<u8>> {
         let _crc = r.u32("gzip CRC-32")?;
         let isize = r.u32("gzip ISIZE")?;
         let produced = out.len().saturating_sub(before);
-        if produced as u32 != isize {
+        // ISIZE is the inflated size modulo 2^32.
+        if produced as u64 & 0xffff_ffff != u64::from(isize) {
             return Err(Error::invalid(r.offset().saturating_sub(4), "gzip ISIZE equal to the inflated size", u64::from(isize)));
         }
         // Trailing zero padding after the last member is common (tape-era habit).

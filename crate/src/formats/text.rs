@@ -47,8 +47,8 @@ pub fn sniff(data: &[u8]) -> Option<Detection> {
     if data.is_empty() || !looks_like_text(data) {
         return None;
     }
-    let sniffs: [fn(&[u8]) -> Option<Detection>; 5] =
-        [gcov::v4text::sniff, bolt::yaml::sniff, bolt::fdata::sniff, bolt::preagg::sniff, instrprof::text::sniff];
+    type Sniff = fn(&[u8]) -> Option<Detection>;
+    let sniffs: [Sniff; 5] = [gcov::v4text::sniff, bolt::yaml::sniff, bolt::fdata::sniff, bolt::preagg::sniff, instrprof::text::sniff];
     sniffs.iter().find_map(|s| s(data)).or_else(|| sample::text::sniff(data))
 }
 

@@ -27,7 +27,7 @@ pub fn dump_note(data: &[u8], offset: u64, size: u64) -> Result<Vec<Node>> {
         return Err(Error::malformed(offset.saturating_add(12), "expected note name BOLT"));
     }
     // The descriptor starts at align4(12 + namesz) from the note's start.
-    let padding = (4 - namesz % 4) % 4;
+    let padding = namesz.wrapping_neg() & 3;
     if padding > 0 {
         f.bytes(u64::from(padding), "name padding")?;
     }

@@ -160,7 +160,7 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
     // {offset, size} of that event's id array.
     if attrs.size > 0 {
         checked_end(&attrs, len, "attrs section inside the file")?;
-        if attr_size < 16 + 64 || attrs.size % attr_size != 0 {
+        if attr_size < 16 + 64 || attrs.size.checked_rem(attr_size) != Some(0) {
             return Err(Error::invalid(16, "attr_size that divides attrs.size and holds an attr", attr_size));
         }
         let mut ar = Reader::new(data, endian).sub_at(attrs.offset, attrs.size, "attrs section")?;

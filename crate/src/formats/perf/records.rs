@@ -87,7 +87,7 @@ fn next_extent(r: &mut Reader<'_>) -> Result<Extent> {
     if size < 8 {
         return Err(Error::invalid(start.saturating_add(6), "record size of at least 8", u64::from(size)));
     }
-    let mut body = r.sub(u64::from(size) - 8, "record body")?;
+    let mut body = r.sub(u64::from(size).saturating_sub(8), "record body")?;
     let trailing = match RecordType(kind) {
         RecordType::HEADER_TRACING_DATA => {
             let len = u64::from(body.u32("tracing data size")?);
