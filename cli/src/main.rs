@@ -81,13 +81,7 @@ fn io_error(e: io::Error) -> String {
 /// the whole tree of a large file is never in memory.
 fn children_of(data: &[u8], detection: &Detection, node: &Node) -> Result<Option<Vec<Node>>, String> {
     match &node.deferred {
-        Some(deferred) => {
-            let mut children = pgolens::expand(data, detection, deferred).map_err(|e| e.to_string())?;
-            let mut parent = Node::new("", deferred.start, deferred.end);
-            parent.children = std::mem::take(&mut children);
-            parent.tile().map_err(|e| e.to_string())?;
-            Ok(Some(parent.children))
-        }
+        Some(deferred) => pgolens::expand(data, detection, deferred).map(Some).map_err(|e| e.to_string()),
         None => Ok(None),
     }
 }

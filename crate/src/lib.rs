@@ -68,12 +68,19 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
         Format::Elf | Format::ElfWithBat => formats::elf::dump(data, detection)?,
         _ => formats::text::dump(data, detection)?,
     };
-    root.tile()?;
+    root.tile_deep()?;
     Ok(root)
 }
 
-/// Builds the children of a node that [`dump`] left deferred.
+/// Builds the children of a node that [`dump`] left deferred, tiled like the rest.
 pub fn expand(data: &[u8], detection: &Detection, deferred: &Deferred) -> Result<Vec<Node>> {
+    let mut parent = Node::new("", deferred.start, deferred.end);
+    parent.children = expand_raw(data, detection, deferred)?;
+    parent.tile_deep()?;
+    Ok(parent.children)
+}
+
+fn expand_raw(data: &[u8], detection: &Detection, deferred: &Deferred) -> Result<Vec<Node>> {
     match detection.format {
         f if f.is_text() => formats::text::expand(data, deferred),
         Format::PerfData | Format::PerfDataPipe => formats::perf::expand(data, detection, deferred),

@@ -82,7 +82,7 @@ impl Node {
 
     /// Sorts the children, checks they are disjoint and inside this node, and covers
     /// every gap (between them, and before the first or after the last) with an
-    /// `unparsed` node. Applies to this level only: decoders tile each node they build.
+    /// `unparsed` node. Applies to this level only; [`crate::dump`] tiles the whole tree.
     pub fn tile(&mut self) -> Result<()> {
         if self.children.is_empty() {
             return Ok(());
@@ -106,6 +106,12 @@ impl Node {
         }
         self.children = tiled;
         Ok(())
+    }
+
+    /// [`Node::tile`] on this node and every built node below it.
+    pub fn tile_deep(&mut self) -> Result<()> {
+        self.tile()?;
+        self.children.iter_mut().try_for_each(Node::tile_deep)
     }
 
     /// Checks the tiling invariant on the whole (built) tree; the error names the
