@@ -557,3 +557,210 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
     root.tile()?;
     Ok(root)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn det() -> Detection {
+        Detection::new(Format::InstrProfRaw)
+    }
+
+    fn corpus(path: &str) -> Vec<u8> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/");
+        std::fs::read(alloc::format!("{root}{path}")).unwrap()
+    }
+
+    fn find<'a>(node: &'a Node, label: &str) -> &'a Node {
+        node.children.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("no {label} in {}", node.label))
+    }
+
+    /// A raw v10 profile from a 64-bit little-endian producer, field by field.
+    fn v10_le() -> Vec<u8> {
+        let mut d = Vec::new();
+        let u64s = |d: &mut Vec<u8>, vs: &[u64]| vs.iter().for_each(|v| d.extend_from_slice(&v.to_le_bytes()));
+        u64s(&mut d, &[MAGIC_64]); // 0 Magic
+        u64s(&mut d, &[(1 << 56) | 10]); // 8 Version 10, IR_PROF
+        u64s(&mut d, &[16]); // 16 BinaryIdsSize
+        u64s(&mut d, &[1]); // 24 NumData
+        u64s(&mut d, &[0]); // 32 PaddingBytesBeforeCounters
+        u64s(&mut d, &[2]); // 40 NumCounters
+        u64s(&mut d, &[0, 0, 0]); // 48 PaddingBytesAfterCounters, NumBitmapBytes, PaddingBytesAfterBitmapBytes
+        u64s(&mut d, &[10]); // 72 NamesSize
+        u64s(&mut d, &[0xffff_ffff_ffff_ffc0]); // 80 CountersDelta (negative: counters after data)
+        u64s(&mut d, &[0, 0x1000]); // 88 BitmapDelta, 96 NamesDelta
+        u64s(&mut d, &[0, 0]); // 104 NumVTables, 112 VNamesSize
+        u64s(&mut d, &[2]); // 120 ValueKindLast
+        u64s(&mut d, &[4]); // 128 binary id length 4
+        d.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0]); // 136 id + 4 bytes padding
+        u64s(&mut d, &[0x1234, 0x5678, 0x40, 0, 0x401000, 0]); // 144 NameRef, FuncHash, CounterPtr, BitmapPtr, FunctionPointer, Values
+        d.extend_from_slice(&2u32.to_le_bytes()); // 192 NumCounters
+        d.extend_from_slice(&[1, 0, 0, 0, 0, 0]); // 196 NumValueSites [1, 0, 0]
+        d.extend_from_slice(&[0, 0]); // 202 padding to 4
+        d.extend_from_slice(&0u32.to_le_bytes()); // 204 NumBitmapBytes
+        u64s(&mut d, &[7, 9]); // 208 counters
+        d.extend_from_slice(&[8, 0]); // 224 UncompressedSize 8, CompressedSize 0 (ULEB)
+        d.extend_from_slice(b"main\x01foo"); // 226 names
+        d.extend_from_slice(&[0; 6]); // 234 pad8(10)
+        d.extend_from_slice(&8u32.to_le_bytes()); // 240 ValueProfData TotalSize 8
+        d.extend_from_slice(&0u32.to_le_bytes()); // 244 NumValueKinds 0
+        d
+    }
+
+    #[test]
+    fn v10_little_endian_64_bit() {
+        let data = v10_le();
+        assert_eq!(data.len(), 248);
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(
+            spans,
+            [
+                ("__llvm_profile_header", 0, 128),
+                ("binary ids", 128, 144),
+                ("data", 144, 208),
+                ("counters", 208, 224),
+                ("names", 224, 234),
+                ("padding after names", 234, 240),
+                ("value profile data", 240, 248)
+            ]
+        );
+        let header = &root.children[0];
+        assert_eq!(find(header, "Version").value.as_deref(), Some("0x010000000000000a (v10, IR_PROF)"));
+        assert_eq!(find(header, "NumData").value.as_deref(), Some("1"));
+        let record = &root.children[2].children[0];
+        assert_eq!(find(record, "NumValueSites").value.as_deref(), Some("[1, 0, 0]"));
+        assert_eq!((find(record, "NumBitmapBytes").start, find(record, "NumBitmapBytes").end), (204, 208));
+        assert_eq!(root.children[3].value.as_deref(), Some("2"));
+        assert_eq!(root.children[4].children[0].value.as_deref(), Some("2 names: main, foo"));
+        let id = &root.children[1].children[0];
+        assert_eq!(id.value.as_deref(), Some("deadbeef"));
+    }
+
+    #[test]
+    fn v5_big_endian_32_bit() {
+        let mut d = Vec::new();
+        let be = |d: &mut Vec<u8>, vs: &[u64]| vs.iter().for_each(|v| d.extend_from_slice(&v.to_be_bytes()));
+        be(&mut d, &[MAGIC_32, 5]); // 0 Magic (32-bit), 8 Version 5
+        be(&mut d, &[1, 0, 1, 0]); // 16 NumData, PaddingBytesBeforeCounters, NumCounters, PaddingBytesAfterCounters
+        be(&mut d, &[5, 0x2000, 0x3000, 1]); // 48 NamesSize, CountersDelta, NamesDelta, ValueKindLast
+        be(&mut d, &[0xaa, 0xbb]); // 80 NameRef, FuncHash
+        for p in [0x2000u32, 0x1000, 0] {
+            d.extend_from_slice(&p.to_be_bytes()); // 96 CounterPtr, 100 FunctionPointer, 104 Values
+        }
+        d.extend_from_slice(&1u32.to_be_bytes()); // 108 NumCounters
+        d.extend_from_slice(&[0, 0, 0, 0]); // 112 NumValueSites [0, 0]
+        d.extend_from_slice(&[0, 0, 0, 0]); // 116 padding to 40 bytes
+        be(&mut d, &[42]); // 120 counter
+        d.extend_from_slice(&[3, 0, b'a', b'b', b'c', 0, 0, 0]); // 128 names chunk, pad8(5)
+        let root = dump(&d, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        assert_eq!(root.label, "instrprof raw (32-bit)");
+        let record = &root.children[1].children[0];
+        assert_eq!((record.start, record.end), (80, 120));
+        assert_eq!(find(record, "FunctionPointer").value.as_deref(), Some("0x1000"));
+        assert_eq!(find(record, "NumValueSites").value.as_deref(), Some("[0, 0]"));
+        assert_eq!(find(&root, "counters").value.as_deref(), Some("1"));
+        assert!(root.children.iter().all(|c| c.label != "unparsed"));
+    }
+
+    #[test]
+    fn concatenated_profiles() {
+        let mut data = v10_le();
+        data.extend_from_slice(&[0; 8]);
+        data.extend_from_slice(&v10_le());
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(spans, [("profile 0", 0, 248), ("padding", 248, 256), ("profile 1", 256, 504)]);
+        assert_eq!(root.children[2].children[2].children[0].children[0].start, 256 + 144);
+    }
+
+    #[test]
+    fn truncations_and_absurd_counts() {
+        let data = v10_le();
+        for cut in 8..data.len() {
+            let err = dump(&data[..cut], &det()).err();
+            assert!(err.and_then(|e| e.offset()).is_some_and(|o| o <= cut as u64), "cut at {cut}: {err:?}");
+        }
+        assert!(dump(&data[..7], &det()).is_err());
+        // NumData = 2^60: the error names the NumData field
+        let mut bad = v10_le();
+        bad[24..32].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(24));
+        // NumCounters = u64::MAX
+        let mut bad = v10_le();
+        bad[40..48].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(40));
+        // unknown version
+        let mut bad = v10_le();
+        bad[8] = 6;
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(8));
+        // corrupt value-data size
+        let mut bad = v10_le();
+        bad[240] = 7;
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(240));
+    }
+
+    #[test]
+    fn corpus_m32_v10() {
+        // m32-progB.profraw.format.txt: NumData 18, NumCounters 87, NamesSize 183
+        let data = corpus("llvm/m32-progB/m32-progB.profraw");
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let header = find(&root, "__llvm_profile_header (32-bit)");
+        assert_eq!(find(header, "NumData").value.as_deref(), Some("18"));
+        assert_eq!(find(header, "NumCounters").value.as_deref(), Some("87"));
+        assert_eq!(find(header, "NamesSize").value.as_deref(), Some("183"));
+        assert_eq!(find(header, "CountersDelta").value.as_deref(), Some("0xfffffd48"));
+        let data_node = find(&root, "data");
+        assert_eq!((data_node.start, data_node.end, data_node.children.len()), (0xa0, 0xa0 + 18 * 48, 18));
+        assert_eq!(find(&root, "counters").len(), 87 * 8);
+    }
+
+    #[test]
+    fn corpus_v5_and_v9() {
+        // llvm-11 c-general: raw v5, 12 records of 48 bytes, 109 counters
+        let data = corpus("peers/llvm-profparser/llvm-11/c-general.profraw");
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(find(&root, "data").value.as_deref(), Some("12 records"));
+        assert_eq!(find(&root, "counters").value.as_deref(), Some("109"));
+        // llvm-18 basic: raw v9, 192 bytes
+        let data = corpus("peers/llvm-profparser/llvm-18/basic.profraw");
+        let root = dump(&data, &det()).unwrap();
+        let version = find(&root.children[0], "Version");
+        assert_eq!(version.value.as_deref(), Some("0x0100000000000009 (v9, IR_PROF)"));
+    }
+
+    const CORPUS: [&str; 8] = [
+        "llvm/irpgo-progA/irpgo-progA.profraw",
+        "llvm/blockcov-progA/blockcov-progA.profraw",
+        "llvm/temporal-progA/temporal-progA.profraw",
+        "llvm/vtable-progA/vtable-progA.profraw",
+        "llvm/continuous-progB/continuous-progB.profraw",
+        "llvm/clang13-progA/clang13-progA.profraw",
+        "llvm/mcdc-progB/mcdc-progB.profraw",
+        "peers/llvm-profparser/misc/multibin_merge/bin_2.3.profraw",
+    ];
+
+    #[test]
+    fn corpus_files_tile_without_gaps() {
+        for path in CORPUS {
+            let data = corpus(path);
+            let root = dump(&data, &det()).unwrap();
+            assert_eq!(root.check_tiling(), Ok(()), "{path}");
+            assert!(root.children.iter().all(|c| c.label != "unparsed"), "{path}");
+            // truncated at every header field boundary and at the first 64 bytes
+            let mut cuts: Vec<u64> = root.children[0].children.iter().map(|c| c.start).collect();
+            cuts.extend(1..64);
+            cuts.extend(root.children.iter().map(|c| c.start.saturating_add(1)));
+            for cut in cuts {
+                let cut = cut as usize;
+                if let Err(e) = dump(&data[..cut], &det()) {
+                    assert!(e.offset().is_some_and(|o| o <= cut as u64), "{path} cut at {cut}: {e}");
+                }
+            }
+        }
+    }
+}
