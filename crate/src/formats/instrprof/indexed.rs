@@ -315,3 +315,135 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
     root.tile()?;
     Ok(root)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn det() -> Detection {
+        Detection::new(Format::InstrProfIndexed)
+    }
+
+    fn corpus(path: &str) -> Vec<u8> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/");
+        std::fs::read(alloc::format!("{root}{path}")).unwrap()
+    }
+
+    fn find<'a>(node: &'a Node, label: &str) -> &'a Node {
+        node.children.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("no {label} in {}", node.label))
+    }
+
+    /// An indexed v9 profile: header, summary with one field and one cutoff, an
+    /// 8-byte payload, hash metadata with one bucket, empty binary ids.
+    fn v9() -> Vec<u8> {
+        let mut d = Vec::new();
+        let u64s = |d: &mut Vec<u8>, vs: &[u64]| vs.iter().for_each(|v| d.extend_from_slice(&v.to_le_bytes()));
+        u64s(&mut d, &[MAGIC, 9, 0, 0]); // 0 Magic, Version 9, Unused, HashType MD5
+        u64s(&mut d, &[112]); // 32 HashOffset
+        u64s(&mut d, &[0]); // 40 MemProfOffset
+        u64s(&mut d, &[136]); // 48 BinaryIdOffset
+        u64s(&mut d, &[1, 1, 3]); // 56 NumSummaryFields 1, NumCutoffEntries 1, TotalNumFunctions 3
+        u64s(&mut d, &[10000, 5, 1]); // 80 cutoff entry: Cutoff, MinBlockCount, NumBlocks
+        u64s(&mut d, &[0]); // 104 hash-table payload (8 bytes)
+        u64s(&mut d, &[1, 3, 104]); // 112 NumBuckets 1, NumEntries 3, bucket offset
+        u64s(&mut d, &[0]); // 136 BinaryIdsSize 0
+        d
+    }
+
+    #[test]
+    fn v9_layout() {
+        let data = v9();
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(
+            spans,
+            [
+                ("header", 0, 56),
+                ("summary", 56, 104),
+                ("hash table payload", 104, 112),
+                ("hash table", 112, 136),
+                ("binary ids", 136, 144)
+            ]
+        );
+        assert_eq!(root.children[1].value.as_deref(), Some("3 functions"));
+        assert_eq!(find(&root.children[1], "cutoff entries").children[0].value.as_deref(), Some("10000"));
+        assert_eq!(root.children[3].value.as_deref(), Some("3 entries, 1 buckets"));
+    }
+
+    #[test]
+    fn truncations_and_bad_offsets() {
+        let data = v9();
+        for cut in 0..data.len() {
+            let err = dump(&data[..cut], &det()).err();
+            assert!(err.and_then(|e| e.offset()).is_some_and(|o| o <= cut as u64), "cut at {cut}: {err:?}");
+        }
+        // HashOffset past the end: named at its field
+        let mut bad = v9();
+        bad[32..40].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(32));
+        // NumCutoffEntries = 2^60
+        let mut bad = v9();
+        bad[64..72].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(64));
+        // NumBuckets = 2^60
+        let mut bad = v9();
+        bad[112..120].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(112));
+        // version 14 is not known
+        let mut bad = v9();
+        bad[8] = 14;
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(8));
+    }
+
+    #[test]
+    fn corpus_summaries_and_sections() {
+        // *.summary.txt: "Total functions: 67"; format.txt: HashOffset 17528 etc.
+        let data = corpus("llvm/cspgo-progA/cspgo-progA.profdata");
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        assert_eq!(find(&root, "summary").value.as_deref(), Some("67 functions"));
+        assert!(root.children.iter().any(|c| c.label == "CS summary"));
+        let table = find(&root, "hash table");
+        assert_eq!((table.start, table.value.as_deref()), (17528, Some("67 entries, 128 buckets")));
+        assert_eq!(find(&root, "binary ids").start, 18568);
+        assert_eq!(find(&root, "vtable names").start, 18640);
+
+        // temporal traces: 3 traces of 60, 47 and 10 functions (show.txt)
+        let data = corpus("llvm/temporal-progA/temporal-progA.profdata");
+        let root = dump(&data, &det()).unwrap();
+        let traces = find(&root, "temporal traces");
+        let counts: Vec<_> = traces.children.iter().filter(|c| c.label.starts_with("trace")).map(|c| c.value.clone()).collect();
+        assert_eq!(counts, [Some("60 functions".into()), Some("47 functions".into()), Some("10 functions".into())]);
+
+        let data = corpus("llvm/memprof-progA/memprof-progA.profdata");
+        let root = dump(&data, &det()).unwrap();
+        assert!(find(&root, "MemProf").value.as_deref().is_some_and(|v| v.starts_with("version ")));
+    }
+
+    #[test]
+    fn corpus_every_version() {
+        for path in [
+            "peers/llvm-profparser/llvm-12/compat.profdata.v1",
+            "peers/llvm-profparser/llvm-12/compat.profdata.v2",
+            "peers/llvm-profparser/llvm-11/compat.v4.profdata",
+            "peers/llvm-profparser/llvm-14/function-entry-coverage.profdata",
+            "peers/llvm-profparser/llvm-19/compat.profdata.v10",
+            "llvm/clang13-progA/clang13-progA.profdata",
+            "llvm/vtable-progA/vtable-progA.profdata",
+        ] {
+            let data = corpus(path);
+            let root = dump(&data, &det()).unwrap();
+            assert_eq!(root.check_tiling(), Ok(()), "{path}");
+            assert!(root.children.iter().all(|c| c.label != "unparsed"), "{path}");
+            let mut cuts: Vec<u64> = root.children[0].children.iter().map(|c| c.end).collect();
+            cuts.extend(1..64);
+            for cut in cuts {
+                let cut = cut as usize;
+                if let Err(e) = dump(&data[..cut], &det()) {
+                    assert!(e.offset().is_some_and(|o| o <= cut as u64), "{path} cut at {cut}: {e}");
+                }
+            }
+        }
+    }
+}
