@@ -231,3 +231,134 @@ fn dump_section(data: &[u8], index: u64, offset: u64, size: u64, flags: u64, val
     node.tile()?;
     Ok(node)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::Format;
+
+    fn det() -> Detection {
+        Detection::new(Format::SampleBinary)
+    }
+
+    fn corpus(path: &str) -> Vec<u8> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/");
+        std::fs::read(alloc::format!("{root}{path}")).unwrap()
+    }
+
+    /// ULEB128 of the ext-binary magic, as on disk.
+    const EXT_MAGIC: [u8; 9] = [0x84, 0xe4, 0xd0, 0xb1, 0xf4, 0xc9, 0x94, 0xa8, 0x53];
+    const RAW_MAGIC: [u8; 9] = [0xff, 0xe5, 0xd0, 0xb1, 0xf4, 0xc9, 0x94, 0xa8, 0x53];
+
+    fn raw() -> Vec<u8> {
+        let mut d = RAW_MAGIC.to_vec(); // 0 magic
+        d.push(103); // 9 version
+        d.extend_from_slice(&[100, 50, 60, 3, 1]); // 10 TotalCount, MaxBlockCount, MaxFunctionCount, NumBlocks, NumFunctions
+        d.push(1); // 15 NumSummaryEntries
+        d.extend_from_slice(&[0x90, 0x4e, 50, 2]); // 16 Cutoff 10000, MinBlockCount 50, NumBlocks 2
+        d.push(2); // 20 NumNames
+        d.extend_from_slice(b"main\0foo\0"); // 21 names
+        d.extend_from_slice(&[100, 0, 100, 0, 0]); // 30 one function profile
+        d
+    }
+
+    fn ext() -> Vec<u8> {
+        let mut d = EXT_MAGIC.to_vec(); // 0 magic
+        d.push(103); // 9 version
+        d.extend_from_slice(&2u64.to_le_bytes()); // 10 NumEntries
+        for v in [2u64, 0, 82, 3] {
+            d.extend_from_slice(&v.to_le_bytes()); // 18 NameTable, no flags, offset 82, size 3
+        }
+        for v in [32u64, 1, 85, 5] {
+            d.extend_from_slice(&v.to_le_bytes()); // 50 LBRProfile, compressed, offset 85, size 5
+        }
+        d.extend_from_slice(&[1, b'a', 0]); // 82 name table: 1 name "a"
+        d.extend_from_slice(&[9, 3, 0x78, 0x9c, 0x03]); // 85 UncompressedSize 9, CompressedSize 3, zlib bytes
+        d
+    }
+
+    #[test]
+    fn raw_binary_layout() {
+        let data = raw();
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(
+            spans,
+            [("magic", 0, 9), ("version", 9, 10), ("summary", 10, 20), ("name table", 20, 30), ("function profiles", 30, 35)]
+        );
+        assert_eq!(root.children[2].value.as_deref(), Some("1 functions"));
+        assert_eq!(root.children[3].children[2].value.as_deref(), Some("foo"));
+    }
+
+    #[test]
+    fn ext_binary_layout() {
+        let data = ext();
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(
+            spans,
+            [("magic", 0, 9), ("version", 9, 10), ("section header table", 10, 82), ("section 0", 82, 85), ("section 1", 85, 90)]
+        );
+        assert_eq!(root.children[3].value.as_deref(), Some("SecNameTable"));
+        assert_eq!(root.children[4].value.as_deref(), Some("SecLBRProfile {compressed}"));
+        assert_eq!(root.children[4].children[1].value.as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn truncations_and_absurd_counts() {
+        for data in [raw(), ext()] {
+            for cut in 0..data.len() {
+                match dump(&data[..cut], &det()) {
+                    Err(e) => assert!(e.offset().is_some_and(|o| o <= cut as u64), "cut at {cut}: {e}"),
+                    // a raw binary cut inside its function profiles is still well-formed here
+                    Ok(root) => assert_eq!(root.end, cut as u64),
+                }
+            }
+        }
+        let mut bad = ext();
+        bad[10..18].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(10));
+        let mut bad = ext();
+        bad[34..42].copy_from_slice(&u64::MAX.to_le_bytes()); // section 0 Offset
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(34));
+        let mut bad = raw();
+        bad[20] = 0x7f; // NumNames 127 > bytes left
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(20));
+    }
+
+    #[test]
+    fn corpus_secinfo() {
+        // sample-basic.extbinary.prof.secinfo.txt
+        let data = corpus("llvm/sample-basic/sample-basic.extbinary.prof");
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let table = &root.children[2];
+        assert_eq!(table.end, 242); // Header Size: 242
+        let sections: Vec<_> = root
+            .children
+            .iter()
+            .filter(|c| c.label.starts_with("section "))
+            .map(|c| (c.value.clone().unwrap_or_default(), c.start, c.len()))
+            .collect();
+        assert!(sections.contains(&("SecProfSummary".into(), 242, 105)));
+        assert!(sections.contains(&("SecNameTable".into(), 347, 217)));
+        assert!(sections.contains(&("SecFuncOffsetTable".into(), 962, 19)));
+        assert!(sections.contains(&("SecLBRProfile".into(), 565, 397)));
+        assert!(sections.contains(&("SecFuncMetadata".into(), 981, 0)));
+
+        let data = corpus("llvm/sample-basic/sample-basic.extbinary-compressed.prof");
+        let root = dump(&data, &det()).unwrap();
+        assert!(root.children.iter().any(|c| c.start == 353 && c.value.as_deref() == Some("SecNameTable {compressed}")));
+
+        // "Total functions: 7" in sample-basic.binary.prof.summary.txt
+        let data = corpus("llvm/sample-basic/sample-basic.binary.prof");
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.children[2].value.as_deref(), Some("7 functions"));
+        for cut in 1..64 {
+            let err = dump(&data[..cut], &det()).err();
+            assert!(err.and_then(|e| e.offset()).is_some_and(|o| o <= cut as u64), "cut at {cut}");
+        }
+    }
+}
