@@ -266,3 +266,136 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
         _ => dump_with(data, endian, v1).or_else(|first| dump_with(data, endian, v2).map_err(|_| first)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn det() -> Detection {
+        Detection::new(Format::GcovAfdo)
+    }
+
+    fn corpus(path: &str) -> Vec<u8> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/");
+        std::fs::read(alloc::format!("{root}{path}")).unwrap()
+    }
+
+    fn words(d: &mut Vec<u8>, ws: &[u32]) {
+        ws.iter().for_each(|w| d.extend_from_slice(&w.to_le_bytes()));
+    }
+
+    /// A "*704" file in the v1 layout: word-length strings, one function with one
+    /// position and one inlined callsite.
+    fn v1() -> Vec<u8> {
+        let mut d = b"adcg".to_vec(); // 0 magic
+        words(&mut d, &[VERSION_704, 0]); // 4 version "*704", 8 zero
+        words(&mut d, &[TAG_FILE_NAMES, 5, 2]); // 12 tag, length, num_names 2
+        words(&mut d, &[1, 0]); // 24 "" (1 word)
+        words(&mut d, &[2]); // 32 "main" (2 words)
+        d.extend_from_slice(b"main\0\0\0\0"); // 36
+        words(&mut d, &[TAG_FUNCTION, 0, 1]); // 44 tag, length (ignored), num_functions 1
+        words(&mut d, &[10, 0]); // 56 head_count 10
+        words(&mut d, &[1, 1, 1]); // 64 name_index 1, num_pos_counts 1, num_callsites 1
+        words(&mut d, &[0x0001_0000, 0, 7, 0]); // 76 offset (line 1), num_targets 0, count 7
+        words(&mut d, &[0x0002_0000, 1, 0, 0]); // 92 callsite offset, callee name 1, no positions, no callsites
+        words(&mut d, &[TAG_MODULE_GROUPING, 1, 0]); // 108 tag, length 1, count 0
+        d
+    }
+
+    /// A v3 layout under "*704": summary, file table, byte-length strings.
+    fn v3() -> Vec<u8> {
+        let mut d = b"adcg".to_vec(); // 0 magic
+        words(&mut d, &[VERSION_704, 0]); // 4 version, 8 zero
+        words(&mut d, &[TAG_SUMMARY]); // 12 tag (no length word)
+        words(&mut d, &[100, 0, 50, 0, 50, 0, 3, 0, 1, 0, 1, 0]); // 16 six counters, num_detailed 1
+        words(&mut d, &[10000, 40, 0, 2, 0]); // 64 cutoff, min_count, num_counts
+        words(&mut d, &[TAG_FILE_NAMES, 0, 1, 4]); // 84 tag, length, num_files 1, "a.c" (4 bytes)
+        d.extend_from_slice(b"a.c\0"); // 100
+        words(&mut d, &[1, 2]); // 104 num_names 1, "f" (2 bytes)
+        d.extend_from_slice(b"f\0"); // 112
+        words(&mut d, &[0]); // 114 file index 0 (unaligned from here)
+        words(&mut d, &[TAG_FUNCTION, 0, 0]); // 118 tag, length, no functions
+        d
+    }
+
+    #[test]
+    fn v1_layout_walks_functions() {
+        let data = v1();
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(
+            spans,
+            [
+                ("magic", 0, 4),
+                ("version", 4, 8),
+                ("zero", 8, 12),
+                ("AFDO_FILE_NAMES", 12, 44),
+                ("AFDO_FUNCTION", 44, 108),
+                ("MODULE_GROUPING", 108, 120)
+            ]
+        );
+        assert_eq!(root.children[1].value.as_deref(), Some("0x3430372a (\"*704\", v1 layout)"));
+        let names = &root.children[3];
+        assert_eq!((names.children[4].start, names.children[4].value.as_deref()), (32, Some("main")));
+        let function = &root.children[4].children[3];
+        assert_eq!((function.start, function.end, function.value.as_deref()), (56, 108, Some("name index 1")));
+    }
+
+    #[test]
+    fn v3_layout_under_704() {
+        let data = v3();
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().skip(3).map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(spans, [("AFDO_SUMMARY", 12, 84), ("AFDO_FILE_NAMES", 84, 118), ("AFDO_FUNCTION", 118, 130)]);
+        let summary = &root.children[3];
+        assert_eq!(summary.children[1].value.as_deref(), Some("100"));
+        assert_eq!(root.children[4].children[3].value.as_deref(), Some("a.c"));
+    }
+
+    #[test]
+    fn truncations_and_absurd_counts() {
+        for data in [v1(), v3()] {
+            for cut in 0..data.len() {
+                match dump(&data[..cut], &det()) {
+                    Err(e) => assert!(e.offset().is_some_and(|o| o <= cut as u64), "cut at {cut}: {e}"),
+                    Ok(root) => assert_eq!(root.end, cut as u64),
+                }
+            }
+        }
+        let mut bad = v1();
+        bad[52..56].copy_from_slice(&u32::MAX.to_le_bytes()); // num_functions
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(52));
+        let mut bad = v1();
+        bad[68..72].copy_from_slice(&0x1000_0000u32.to_le_bytes()); // num_pos_counts
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(68));
+        // inlined callsites nested past the depth limit: an error, not a stack overflow
+        let mut deep = b"adcg".to_vec();
+        words(&mut deep, &[1, 0, TAG_FUNCTION, 0, 1, 0, 0]);
+        for _ in 0..200 {
+            words(&mut deep, &[1, 0, 1, 0]); // name, no positions, one callsite, callsite offset
+        }
+        assert!(dump(&deep, &det()).is_err());
+    }
+
+    #[test]
+    fn corpus_files() {
+        // afdo-progB.afdo.dump_gcov.txt lists 6 functions; 9 names incl. ""
+        let data = corpus("llvm/afdo-progB/afdo-progB.afdo");
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let functions = root.children.iter().find(|c| c.label == "AFDO_FUNCTION").unwrap();
+        assert_eq!(functions.children[2].value.as_deref(), Some("6"));
+        assert_eq!((functions.start, functions.end), (0x94, 0x5c8));
+        assert!(root.children.iter().all(|c| c.label != "unparsed"));
+        let data = corpus("peers/llvm-profparser/llvm-12/gcc-sample-profile.gcov");
+        let root = dump(&data, &det()).unwrap();
+        assert!(root.children.iter().all(|c| c.label != "unparsed"));
+        for cut in 1..64 {
+            if let Err(e) = dump(&data[..cut], &det()) {
+                assert!(e.offset().is_some_and(|o| o <= cut as u64));
+            }
+        }
+    }
+}
