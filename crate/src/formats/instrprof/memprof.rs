@@ -167,3 +167,94 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
     root.tile()?;
     Ok(root)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn det() -> Detection {
+        Detection::new(Format::MemProfRaw)
+    }
+
+    fn corpus(path: &str) -> Vec<u8> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/");
+        std::fs::read(alloc::format!("{root}{path}")).unwrap()
+    }
+
+    /// A v4 profile: header, one 64-byte segment, no MIBs, no stacks.
+    fn v4() -> Vec<u8> {
+        let mut d = Vec::new();
+        let u64s = |d: &mut Vec<u8>, vs: &[u64]| vs.iter().for_each(|v| d.extend_from_slice(&v.to_le_bytes()));
+        u64s(&mut d, &[MAGIC, 4, 136]); // 0 Magic, Version 4, TotalSize 136
+        u64s(&mut d, &[48, 120, 128]); // 24 SegmentOffset, MIBOffset, StackOffset
+        u64s(&mut d, &[1]); // 48 NumSegments
+        u64s(&mut d, &[0x1000, 0x2000, 0, 2]); // 56 Start, End, Offset, BuildIdSize 2
+        d.extend_from_slice(&[0xab, 0xcd]); // 88 BuildId
+        d.extend_from_slice(&[0; 30]); // 90 rest of BuildId[32]
+        u64s(&mut d, &[0, 0]); // 120 NumMIBs 0, 128 NumStacks 0
+        d
+    }
+
+    #[test]
+    fn v4_layout_and_two_profiles() {
+        let data = v4();
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(spans, [("Header", 0, 48), ("segments", 48, 120), ("MIBs", 120, 128), ("stacks", 128, 136)]);
+        assert_eq!(root.children[1].children[1].value.as_deref(), Some("abcd"));
+
+        let mut two = v4();
+        two.extend_from_slice(&v4());
+        let root = dump(&two, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(spans, [("profile 0", 0, 136), ("profile 1", 136, 272)]);
+        assert_eq!(root.children[1].children[1].start, 136 + 48);
+    }
+
+    #[test]
+    fn truncations_and_bad_values() {
+        let data = v4();
+        for cut in 8..data.len() {
+            let err = dump(&data[..cut], &det()).err();
+            assert!(err.and_then(|e| e.offset()).is_some_and(|o| o <= cut as u64), "cut at {cut}: {err:?}");
+        }
+        let mut bad = v4();
+        bad[16..24].copy_from_slice(&(1u64 << 60).to_le_bytes()); // TotalSize
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(16));
+        let mut bad = v4();
+        bad[48..56].copy_from_slice(&(1u64 << 60).to_le_bytes()); // NumSegments
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(48));
+        let mut bad = v4();
+        bad[32..40].copy_from_slice(&40u64.to_le_bytes()); // MIBOffset before SegmentOffset
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(32));
+    }
+
+    #[test]
+    fn corpus_files() {
+        // memprof-progA.memprofraw: v5, TotalSize 3800, 8 segments at 0x30
+        let data = corpus("llvm/memprof-progA/memprof-progA.memprofraw");
+        let root = dump(&data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        assert_eq!(root.children[0].children[1].value.as_deref(), Some("5"));
+        let segments = &root.children[1];
+        assert_eq!((segments.start, segments.end, segments.value.as_deref()), (0x30, 0x238, Some("8")));
+        for (path, versions) in [
+            ("peers/llvm-profparser/llvm-14/multi.memprofraw", 2),
+            ("peers/llvm-profparser/llvm-16/basic.memprofraw", 1),
+            ("peers/llvm-profparser/llvm-19/basic_v3.memprofraw", 1),
+            ("peers/llvm-profparser/llvm-19/multi.memprofraw", 2),
+        ] {
+            let data = corpus(path);
+            let root = dump(&data, &det()).unwrap();
+            assert_eq!(root.check_tiling(), Ok(()), "{path}");
+            let profiles = root.children.iter().filter(|c| c.label.starts_with("profile")).count();
+            assert_eq!(profiles.max(1), versions, "{path}");
+            for cut in 1..64 {
+                let err = dump(&data[..cut], &det()).err();
+                assert!(err.and_then(|e| e.offset()).is_some_and(|o| o <= cut as u64), "{path} cut {cut}");
+            }
+        }
+    }
+}
