@@ -125,7 +125,7 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
     let (names_size, _) = int(&mut f, compact, "GCOV_FILE_NAMES_SIZE")?;
     // A table entry takes 16 bytes, or at least 2 as varints.
     let min_entry = if compact { 2 } else { 16 };
-    if count > f.reader.remaining() as u64 / min_entry {
+    if count > (f.reader.remaining() as u64).checked_div(min_entry).unwrap_or(0) {
         return Err(Error::invalid(count_at, "GCOV_NUM_SECTIONS entries that fit in the file", count));
     }
     let mut header = Node::new("header", 0, f.reader.offset()).with_children(f.into_nodes());

@@ -256,6 +256,22 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
         let mut mr = Reader::new(data, Endian::Little).sub_at(start, end.saturating_sub(start), "MemProf section")?;
         let mut f = Fields::new(&mut mr);
         let memprof_version = f.u64("MemProf version")?;
+        // The offsets after the version (absolute file offsets), by MemProf version.
+        let offsets: &[&'static str] = match memprof_version {
+            2 => &["RecordTableOffset", "FramePayloadOffset", "FrameTableOffset", "CallStackPayloadOffset", "CallStackTableOffset"],
+            3 => &["CallStackPayloadOffset", "RecordPayloadOffset", "RecordTableOffset"],
+            4 => &["CallStackPayloadOffset", "RecordPayloadOffset", "RecordTableOffset", "DataAccessProfOffset"],
+            _ => &[],
+        };
+        for &label in offsets {
+            f.u64(label)?;
+        }
+        if !f.reader.is_empty() {
+            let body_at = f.reader.offset();
+            let body = f.reader.remaining() as u64;
+            f.reader.skip(body, "MemProf body")?;
+            f.node_since("schema, frames, call stacks and records", body_at, format_args!("{body} bytes"));
+        }
         let node = Node::leaf("MemProf", start, end, format_args!("version {memprof_version}"));
         root.children.push(node.with_children(f.into_nodes()));
     }
@@ -330,7 +346,7 @@ mod tests {
     }
 
     fn find<'a>(node: &'a Node, label: &str) -> &'a Node {
-        node.children.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("no {label} in {}", node.label))
+        node.children.iter().find(|c| c.label == label).unwrap()
     }
 
     /// An indexed v9 profile: header, summary with one field and one cutoff, an
@@ -439,7 +455,7 @@ mod tests {
             let mut cuts: Vec<u64> = root.children[0].children.iter().map(|c| c.end).collect();
             cuts.extend(1..64);
             for cut in cuts {
-                let cut = cut as usize;
+                let cut = usize::try_from(cut).unwrap();
                 if let Err(e) = dump(&data[..cut], &det()) {
                     assert!(e.offset().is_some_and(|o| o <= cut as u64), "{path} cut at {cut}: {e}");
                 }

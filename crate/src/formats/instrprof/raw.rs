@@ -233,7 +233,7 @@ impl RecordLayout {
 }
 
 fn align_up(x: u64, to: u64) -> u64 {
-    x.saturating_add(to.saturating_sub(1)) / to * to
+    x.saturating_add(to.saturating_sub(1)).checked_div(to).unwrap_or(0).saturating_mul(to)
 }
 
 /// One data record; returns the node and whether it has value sites.
@@ -572,7 +572,7 @@ mod tests {
     }
 
     fn find<'a>(node: &'a Node, label: &str) -> &'a Node {
-        node.children.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("no {label} in {}", node.label))
+        node.children.iter().find(|c| c.label == label).unwrap()
     }
 
     /// A raw v10 profile from a 64-bit little-endian producer, field by field.
@@ -756,7 +756,7 @@ mod tests {
             cuts.extend(1..64);
             cuts.extend(root.children.iter().map(|c| c.start.saturating_add(1)));
             for cut in cuts {
-                let cut = cut as usize;
+                let cut = usize::try_from(cut).unwrap();
                 if let Err(e) = dump(&data[..cut], &det()) {
                     assert!(e.offset().is_some_and(|o| o <= cut as u64), "{path} cut at {cut}: {e}");
                 }

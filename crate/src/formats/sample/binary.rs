@@ -42,7 +42,7 @@ pub const FLAG_COMPRESS: u64 = 1;
 /// Names the flags of a section of type `kind`: low 32 bits common, high 32 bits
 /// specific to the type.
 pub fn section_flag_names(kind: u64, flags: u64) -> String {
-    let specific: &[(u64, &str)] = match kind {
+    let specific: &[(u32, &str)] = match kind {
         1 => &[(0, "partial"), (1, "context-nested/full-context"), (2, "fs-discriminator"), (4, "preinlined"), (5, "vtable-type-profiles")],
         2 => &[(0, "md5"), (1, "fixlenmd5"), (2, "uniq")],
         4 => &[(0, "ordered")],
@@ -58,7 +58,7 @@ pub fn section_flag_names(kind: u64, flags: u64) -> String {
     }
     let mut known = 3u64;
     for &(bit, name) in specific {
-        let mask = 1u64 << (32 + bit);
+        let mask = 1u64.checked_shl(bit.saturating_add(32)).unwrap_or(0);
         known |= mask;
         if flags & mask != 0 {
             names.push(String::from(name));
