@@ -1,0 +1,121 @@
+// The decoding worker (an ES module worker): one pgolens Session per open file.
+//
+// The page never holds a file's bytes. It posts the File itself (a handle: structured
+// clone does not copy the contents), or an ArrayBuffer in the transfer list (the demo),
+// and this worker streams the bytes straight into wasm memory, chunk by chunk:
+//
+//   file.stream() ──chunk──▶ session.slot(len) ──address──▶ memory.buffer[address..] = chunk
+//
+// Messages in (from the page), each with `id`, the page's number for the file:
+//   {type:'open', id, name, file}        file: a File/Blob, or an ArrayBuffer (transferred)
+//   {type:'children', id, req, path}     path: child indices from the root
+//   {type:'bytes', id, req, start, end}
+//   {type:'path_to', id, req, offset}
+//   {type:'close', id}
+// Messages out:
+//   {type:'progress', id, loaded, total, phase}          phase: 'read' or 'decode'
+//   {type:'opened', id, summary, root, children}
+//   {type:'children', id, req, path, nodes}
+//   {type:'bytes', id, req, start, bytes}                bytes: Uint8Array, transferred
+//   {type:'path', id, req, offset, path, levels}
+//   {type:'error', id, req?, message}                    req absent: the open failed
+
+import init, { Session } from './pgolens_worker.js';
+
+const ready = init({ module_or_path: new URL('./pgolens_worker_bg.wasm', import.meta.url) });
+const sessions = new Map();
+
+// Post progress at most this often while reading (bytes, or 1% of the file).
+const PROGRESS_STEP = 4 << 20;
+
+self.onmessage = (event) => {
+  const msg = event.data;
+  handle(msg).catch((e) => fail(msg, e));
+};
+
+async function handle(msg) {
+  switch (msg.type) {
+    case 'open':
+      return open(msg.id, msg.name, msg.file);
+    case 'close': {
+      const session = sessions.get(msg.id);
+      sessions.delete(msg.id);
+      if (session) session.free();
+      return;
+    }
+    case 'children': {
+      const nodes = JSON.parse(session(msg.id).children(Uint32Array.from(msg.path)));
+      return post({ type: 'children', id: msg.id, req: msg.req, path: msg.path, nodes });
+    }
+    case 'path_to': {
+      const { path, levels } = JSON.parse(session(msg.id).path_to(msg.offset));
+      return post({ type: 'path', id: msg.id, req: msg.req, offset: msg.offset, path, levels });
+    }
+    case 'bytes': {
+      const bytes = session(msg.id).bytes(msg.start, msg.end);
+      return post({ type: 'bytes', id: msg.id, req: msg.req, start: msg.start, bytes }, [bytes.buffer]);
+    }
+    default:
+      throw new Error(`unknown request ${msg.type}`);
+  }
+}
+
+function session(id) {
+  const s = sessions.get(id);
+  if (!s) throw new Error('this file is no longer open');
+  return s;
+}
+
+async function open(id, name, file) {
+  const { memory } = await ready;
+  const total = file instanceof ArrayBuffer ? file.byteLength : file.size;
+  const s = new Session(name, total);
+  sessions.set(id, s);
+  try {
+    const write = (chunk) => {
+      const at = s.slot(chunk.length);
+      // After slot() the memory may have grown: take the view only now.
+      new Uint8Array(memory.buffer, at, chunk.length).set(chunk);
+    };
+    if (file instanceof ArrayBuffer) {
+      write(new Uint8Array(file));
+    } else {
+      const reader = file.stream().getReader();
+      const step = Math.max(PROGRESS_STEP, total / 100);
+      let loaded = 0;
+      let posted = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (sessions.get(id) !== s) {
+          reader.cancel();
+          return; // closed while reading
+        }
+        write(value);
+        loaded += value.length;
+        if (loaded - posted >= step) {
+          posted = loaded;
+          post({ type: 'progress', id, loaded, total, phase: 'read' });
+        }
+      }
+    }
+    post({ type: 'progress', id, loaded: total, total, phase: 'decode' });
+    const { root, children, ...summary } = JSON.parse(s.finish());
+    post({ type: 'opened', id, summary, root, children });
+  } catch (e) {
+    if (sessions.get(id) === s) sessions.delete(id);
+    s.free();
+    throw e;
+  }
+}
+
+function fail(msg, e) {
+  let message = e instanceof Error ? e.message : String(e);
+  // A trap means a bug in the decoders, not a bad file: say so plainly.
+  if (e instanceof WebAssembly.RuntimeError) message = `internal error in the decoder: ${message}`;
+  post({ type: 'error', id: msg.id, req: msg.req, message });
+}
+
+function post(msg, transfer = []) {
+  self.postMessage(msg, transfer);
+}
