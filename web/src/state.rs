@@ -1,0 +1,789 @@
+//! The page's state and the one reducer that changes it.
+//!
+//! Everything the UI does goes through [`State::update`]: user intent (select a file,
+//! expand a node, click a byte) and the worker's replies alike. The reducer never talks
+//! to the worker: it queues [`Request`]s in [`State::outbox`], and the app posts them
+//! after rendering, then acknowledges them with [`Action::Posted`]. So the whole UI
+//! logic runs in native tests, without a browser.
+//!
+//! Large parts are behind `Rc` so that an action that touches one file (or only the
+//! selection) does not copy the others, or the tree.
+
+use std::rc::Rc;
+
+/// The page's number for an open file (also the worker's session key).
+pub type DocId = u32;
+/// Index of a node in a document's [`Tree`].
+pub type NodeId = usize;
+
+/// A dump node as the worker describes it, without its children.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeInfo {
+    pub label: String,
+    pub value: Option<String>,
+    /// Absolute offset of the first byte.
+    pub start: u64,
+    /// Offset one past the last byte.
+    pub end: u64,
+    /// Whether it has children (built, or deferred in the worker).
+    pub has_children: bool,
+}
+
+/// What the worker says about a decoded file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub name: String,
+    /// The format id, e.g. `perf.data`, `instrprof-raw`.
+    pub format: String,
+    /// The detection line, e.g. `instrprof-raw [version 10, 64-bit, little-endian, IR_PROF]`.
+    pub detection: String,
+    pub version: Option<u64>,
+    /// Size of the content the decoders saw (after gunzip).
+    pub size: u64,
+    pub file_size: u64,
+    /// The views the format offers, by id (`dump`, later `flame`, `functions`, `cfg`).
+    pub views: Vec<String>,
+}
+
+/// The views of a decoded file, in tab order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tab {
+    Dump,
+    FlameGraph,
+    Functions,
+    Cfg,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 4] = [Tab::Dump, Tab::FlameGraph, Tab::Functions, Tab::Cfg];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Tab::Dump => "dump",
+            Tab::FlameGraph => "flame",
+            Tab::Functions => "functions",
+            Tab::Cfg => "cfg",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Dump => "Dump",
+            Tab::FlameGraph => "Flame graph",
+            Tab::Functions => "Functions",
+            Tab::Cfg => "CFG",
+        }
+    }
+}
+
+impl Summary {
+    /// The tabs to show: those the format offers, in [`Tab::ALL`] order.
+    pub fn tabs(&self) -> Vec<Tab> {
+        Tab::ALL.into_iter().filter(|t| self.views.iter().any(|v| v == t.id())).collect()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Children {
+    /// A leaf.
+    None,
+    /// Has children the page has not asked for yet.
+    Unloaded,
+    /// Asked for; `req` is the request that will bring them.
+    Loading { req: u64 },
+    Loaded(Vec<NodeId>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeNode {
+    pub info: NodeInfo,
+    pub parent: Option<NodeId>,
+    /// Index among its parent's children: the worker addresses nodes by these.
+    pub index: u32,
+    pub depth: u32,
+    pub children: Children,
+    pub expanded: bool,
+}
+
+/// The part of the dump the page has loaded, and the rows it shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// `nodes[0]` is the root, when there is one.
+    pub nodes: Vec<TreeNode>,
+    /// The visible rows, in order: the root and every loaded child of an expanded node.
+    pub rows: Vec<NodeId>,
+}
+
+impl Tree {
+    fn with_root(root: NodeInfo, children: Vec<NodeInfo>) -> Tree {
+        let mut tree = Tree { nodes: Vec::new(), rows: Vec::new() };
+        tree.nodes.push(TreeNode {
+            children: if root.has_children { Children::Unloaded } else { Children::None },
+            info: root,
+            parent: None,
+            index: 0,
+            depth: 0,
+            expanded: false,
+        });
+        if !children.is_empty() {
+            tree.set_children(0, children);
+            if let Some(root) = tree.nodes.get_mut(0) {
+                root.expanded = true;
+            }
+        }
+        tree.flatten();
+        tree
+    }
+
+    pub fn node(&self, id: NodeId) -> Option<&TreeNode> {
+        self.nodes.get(id)
+    }
+
+    /// Child indices from the root to `id`.
+    pub fn path(&self, mut id: NodeId) -> Vec<u32> {
+        let mut path = Vec::new();
+        while let Some(node) = self.nodes.get(id) {
+            match node.parent {
+                Some(parent) => {
+                    path.push(node.index);
+                    id = parent;
+                }
+                None => break,
+            }
+        }
+        path.reverse();
+        path
+    }
+
+    /// The loaded node at `path`, if every step is loaded.
+    pub fn find(&self, path: &[u32]) -> Option<NodeId> {
+        let mut id = 0;
+        self.nodes.first()?;
+        for &i in path {
+            match &self.nodes.get(id)?.children {
+                Children::Loaded(kids) => id = *kids.get(i as usize)?,
+                _ => return None,
+            }
+        }
+        Some(id)
+    }
+
+    /// Stores the children of `parent` (unless already loaded).
+    fn set_children(&mut self, parent: NodeId, children: Vec<NodeInfo>) {
+        let Some(depth) = self.nodes.get(parent).map(|p| p.depth.saturating_add(1)) else { return };
+        if matches!(self.nodes.get(parent).map(|p| &p.children), Some(Children::Loaded(_))) {
+            return;
+        }
+        let first = self.nodes.len();
+        let ids: Vec<NodeId> = (first..first.saturating_add(children.len())).collect();
+        for (index, info) in children.into_iter().enumerate() {
+            self.nodes.push(TreeNode {
+                children: if info.has_children { Children::Unloaded } else { Children::None },
+                info,
+                parent: Some(parent),
+                index: u32::try_from(index).unwrap_or(u32::MAX),
+                depth,
+                expanded: false,
+            });
+        }
+        if let Some(p) = self.nodes.get_mut(parent) {
+            p.children = if ids.is_empty() { Children::None } else { Children::Loaded(ids) };
+        }
+    }
+
+    /// Recomputes [`Tree::rows`] from the expanded flags.
+    fn flatten(&mut self) {
+        let mut rows = Vec::new();
+        let mut stack = Vec::new();
+        if !self.nodes.is_empty() {
+            stack.push(0);
+        }
+        while let Some(id) = stack.pop() {
+            rows.push(id);
+            if let Some(TreeNode { expanded: true, children: Children::Loaded(kids), .. }) = self.nodes.get(id) {
+                stack.extend(kids.iter().rev());
+            }
+        }
+        self.rows = rows;
+    }
+
+    pub fn row_of(&self, id: NodeId) -> Option<usize> {
+        self.rows.iter().position(|&r| r == id)
+    }
+}
+
+/// How far a file has come.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Reading { loaded: u64, total: u64 },
+    Decoding,
+    Ready,
+    Failed(String),
+}
+
+/// The bytes the hex pane has, and the window it asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HexCache {
+    pub start: u64,
+    pub data: Rc<Vec<u8>>,
+    pub pending: Option<(u64, u64)>,
+}
+
+impl HexCache {
+    pub fn end(&self) -> u64 {
+        self.start.saturating_add(self.data.len() as u64)
+    }
+
+    pub fn covers(&self, start: u64, end: u64) -> bool {
+        self.start <= start && end <= self.end()
+    }
+
+    pub fn byte(&self, offset: u64) -> Option<u8> {
+        let i = usize::try_from(offset.checked_sub(self.start)?).ok()?;
+        self.data.get(i).copied()
+    }
+}
+
+/// The hex pane asks for this much more than it shows, on each side, so scrolling a
+/// little does not ask again.
+pub const HEX_MARGIN: u64 = 4096;
+
+/// One open file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Doc {
+    pub id: DocId,
+    pub name: String,
+    /// Size of the file as picked.
+    pub size: u64,
+    /// The embedded demo profile, not a file of the user's.
+    pub demo: bool,
+    pub phase: Phase,
+    pub summary: Option<Summary>,
+    pub tab: Tab,
+    pub tree: Rc<Tree>,
+    pub selected: Option<NodeId>,
+    pub hex: HexCache,
+    /// Bumped when the hex pane should scroll to the selection (picked in the tree).
+    pub hex_focus: u64,
+    /// Bumped when the tree should scroll to the selection (revealed from the hex pane).
+    pub tree_focus: u64,
+    /// The last failed request (expanding a node, finding an offset), shown as an alert.
+    pub notice: Option<String>,
+}
+
+impl Doc {
+    /// The byte span of the selected node.
+    pub fn selection(&self) -> Option<(u64, u64)> {
+        let node = self.tree.node(self.selected?)?;
+        Some((node.info.start, node.info.end))
+    }
+
+    /// The size of the decoded content (what the hex pane shows).
+    pub fn content_size(&self) -> u64 {
+        self.summary.as_ref().map_or(self.size, |s| s.size)
+    }
+}
+
+/// What the page asks of the worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    Children { doc: DocId, req: u64, path: Vec<u32> },
+    Bytes { doc: DocId, req: u64, start: u64, end: u64 },
+    PathTo { doc: DocId, req: u64, offset: u64 },
+    Close { doc: DocId },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    Up,
+    Down,
+    Left,
+    Right,
+    Home,
+    End,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A file was handed to the worker (the app posts the open itself: the File
+    /// object is not state). `select`: show it now.
+    Add { id: DocId, name: String, size: u64, demo: bool, select: bool },
+    Select(DocId),
+    Close(DocId),
+    SelectTab(Tab),
+    /// Expand or collapse a node of the current file.
+    Toggle(NodeId),
+    SelectNode(NodeId),
+    Key(Key),
+    /// A byte of the current file was clicked: reveal the node holding it.
+    Reveal(u64),
+    /// The hex pane shows `start..end` of the current file.
+    NeedBytes { start: u64, end: u64 },
+    /// Requests up to this sequence number were posted.
+    Posted(u64),
+
+    // Replies from the worker.
+    Progress { doc: DocId, loaded: u64, total: u64, decoding: bool },
+    Opened { doc: DocId, summary: Summary, root: NodeInfo, children: Vec<NodeInfo> },
+    OpenFailed { doc: DocId, message: String },
+    ChildrenLoaded { doc: DocId, req: u64, path: Vec<u32>, nodes: Vec<NodeInfo> },
+    PathFound { doc: DocId, offset: u64, path: Vec<u32>, levels: Vec<Vec<NodeInfo>> },
+    BytesLoaded { doc: DocId, start: u64, data: Vec<u8> },
+    RequestFailed { doc: DocId, req: u64, message: String },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    pub docs: Vec<Rc<Doc>>,
+    pub current: Option<DocId>,
+    /// Requests not yet posted, with their sequence numbers.
+    pub outbox: Vec<(u64, Request)>,
+    next_seq: u64,
+}
+
+impl State {
+    pub fn doc(&self, id: DocId) -> Option<&Doc> {
+        self.docs.iter().find(|d| d.id == id).map(Rc::as_ref)
+    }
+
+    pub fn current_doc(&self) -> Option<&Doc> {
+        self.doc(self.current?)
+    }
+
+    fn doc_mut(&mut self, id: DocId) -> Option<&mut Doc> {
+        self.docs.iter_mut().find(|d| d.id == id).map(Rc::make_mut)
+    }
+
+    fn send(&mut self, make: impl FnOnce(u64) -> Request) -> u64 {
+        self.next_seq = self.next_seq.saturating_add(1);
+        let seq = self.next_seq;
+        self.outbox.push((seq, make(seq)));
+        seq
+    }
+
+    /// Applies `action`; returns whether anything changed (so the view need not
+    /// re-render when nothing did).
+    pub fn update(&mut self, action: Action) -> bool {
+        match action {
+            Action::Add { id, name, size, demo, select } => {
+                self.docs.push(Rc::new(Doc {
+                    id,
+                    name,
+                    size,
+                    demo,
+                    phase: Phase::Reading { loaded: 0, total: size },
+                    summary: None,
+                    tab: Tab::Dump,
+                    tree: Rc::default(),
+                    selected: None,
+                    hex: HexCache::default(),
+                    hex_focus: 0,
+                    tree_focus: 0,
+                    notice: None,
+                }));
+                if select || self.current.is_none() {
+                    self.current = Some(id);
+                }
+                true
+            }
+            Action::Select(id) => {
+                let changed = self.current != Some(id) && self.doc(id).is_some();
+                if changed {
+                    self.current = Some(id);
+                }
+                changed
+            }
+            Action::Close(id) => {
+                let Some(at) = self.docs.iter().position(|d| d.id == id) else { return false };
+                self.docs.remove(at);
+                self.send(|_| Request::Close { doc: id });
+                if self.current == Some(id) {
+                    let next = at.min(self.docs.len().saturating_sub(1));
+                    self.current = self.docs.get(next).map(|d| d.id);
+                }
+                true
+            }
+            Action::SelectTab(tab) => self.with_current(|_, doc| {
+                let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&tab));
+                let changed = offered && doc.tab != tab;
+                if changed {
+                    doc.tab = tab;
+                }
+                changed
+            }),
+            Action::Toggle(node) => self.toggle(node),
+            Action::SelectNode(node) => self.with_current(|_, doc| {
+                if doc.tree.node(node).is_none() {
+                    return false;
+                }
+                doc.selected = Some(node);
+                doc.hex_focus = doc.hex_focus.wrapping_add(1);
+                true
+            }),
+            Action::Key(key) => self.key(key),
+            Action::Reveal(offset) => {
+                let Some(doc) = self.current_doc() else { return false };
+                if doc.phase != Phase::Ready || offset >= doc.content_size() {
+                    return false;
+                }
+                let id = doc.id;
+                self.send(|req| Request::PathTo { doc: id, req, offset });
+                true
+            }
+            Action::NeedBytes { start, end } => self.need_bytes(start, end),
+            Action::Posted(upto) => {
+                let before = self.outbox.len();
+                self.outbox.retain(|(seq, _)| *seq > upto);
+                self.outbox.len() != before
+            }
+            Action::Progress { doc, loaded, total, decoding } => self.with_doc(doc, |doc| {
+                doc.phase = if decoding { Phase::Decoding } else { Phase::Reading { loaded, total } };
+                true
+            }),
+            Action::Opened { doc, summary, root, children } => self.with_doc(doc, |doc| {
+                doc.phase = Phase::Ready;
+                doc.summary = Some(summary);
+                doc.tree = Rc::new(Tree::with_root(root, children));
+                doc.selected = Some(0);
+                true
+            }),
+            Action::OpenFailed { doc, message } => self.with_doc(doc, |doc| {
+                doc.phase = Phase::Failed(message);
+                true
+            }),
+            Action::ChildrenLoaded { doc, req, path, nodes } => self.with_doc(doc, |doc| {
+                let Some(id) = doc.tree.find(&path) else { return false };
+                let tree = Rc::make_mut(&mut doc.tree);
+                let waited = matches!(tree.node(id).map(|n| &n.children), Some(Children::Loading { req: r }) if *r == req);
+                tree.set_children(id, nodes);
+                if let (true, Some(node)) = (waited, tree.nodes.get_mut(id)) {
+                    node.expanded = true;
+                }
+                tree.flatten();
+                true
+            }),
+            Action::PathFound { doc, offset: _, path, levels } => self.with_doc(doc, |doc| {
+                let tree = Rc::make_mut(&mut doc.tree);
+                let mut id = 0;
+                for (&i, level) in path.iter().zip(levels) {
+                    tree.set_children(id, level);
+                    if let Some(node) = tree.nodes.get_mut(id) {
+                        node.expanded = true;
+                    }
+                    match &tree.node(id).map(|n| &n.children) {
+                        Some(Children::Loaded(kids)) => match kids.get(i as usize) {
+                            Some(&kid) => id = kid,
+                            None => break,
+                        },
+                        _ => break,
+                    }
+                }
+                tree.flatten();
+                doc.selected = Some(id);
+                doc.tree_focus = doc.tree_focus.wrapping_add(1);
+                true
+            }),
+            Action::BytesLoaded { doc, start, data } => self.with_doc(doc, |doc| {
+                if doc.hex.pending.is_some_and(|(s, _)| s == start) {
+                    doc.hex.pending = None;
+                }
+                doc.hex.start = start;
+                doc.hex.data = Rc::new(data);
+                true
+            }),
+            Action::RequestFailed { doc, req, message } => self.with_doc(doc, |doc| {
+                let tree = Rc::make_mut(&mut doc.tree);
+                for node in &mut tree.nodes {
+                    if node.children == (Children::Loading { req }) {
+                        node.children = Children::Unloaded;
+                    }
+                }
+                doc.hex.pending = None;
+                doc.notice = Some(message);
+                true
+            }),
+        }
+    }
+
+    fn with_doc(&mut self, id: DocId, f: impl FnOnce(&mut Doc) -> bool) -> bool {
+        // Check first: `doc_mut` copies a shared doc even when `f` changes nothing.
+        if self.doc(id).is_none() {
+            return false;
+        }
+        self.doc_mut(id).is_some_and(f)
+    }
+
+    fn with_current(&mut self, f: impl FnOnce(&mut State, &mut Doc) -> bool) -> bool {
+        let Some(id) = self.current else { return false };
+        let Some(at) = self.docs.iter().position(|d| d.id == id) else { return false };
+        let mut doc = Rc::clone(&self.docs[at]);
+        let changed = f(self, Rc::make_mut(&mut doc));
+        if changed {
+            if let Some(slot) = self.docs.iter_mut().find(|d| d.id == id) {
+                *slot = doc;
+            }
+        }
+        changed
+    }
+
+    fn toggle(&mut self, node: NodeId) -> bool {
+        self.with_current(|state, doc| {
+            let Some(children) = doc.tree.node(node).map(|n| n.children.clone()) else { return false };
+            let path = doc.tree.path(node);
+            let tree = Rc::make_mut(&mut doc.tree);
+            match children {
+                Children::None | Children::Loading { .. } => return false,
+                Children::Unloaded => {
+                    let id = doc.id;
+                    let req = state.send(|req| Request::Children { doc: id, req, path });
+                    if let Some(n) = tree.nodes.get_mut(node) {
+                        n.children = Children::Loading { req };
+                    }
+                }
+                Children::Loaded(_) => {
+                    if let Some(n) = tree.nodes.get_mut(node) {
+                        n.expanded = !n.expanded;
+                    }
+                    tree.flatten();
+                }
+            }
+            true
+        })
+    }
+
+    fn key(&mut self, key: Key) -> bool {
+        let Some(doc) = self.current_doc() else { return false };
+        let tree = &doc.tree;
+        let Some(selected) = doc.selected else {
+            return match tree.rows.first() {
+                Some(&first) => self.update(Action::SelectNode(first)),
+                None => false,
+            };
+        };
+        let row = tree.row_of(selected).unwrap_or(0);
+        let node = tree.node(selected);
+        let target = match key {
+            Key::Up => row.checked_sub(1).and_then(|r| tree.rows.get(r)).copied(),
+            Key::Down => tree.rows.get(row.saturating_add(1)).copied(),
+            Key::Home => tree.rows.first().copied(),
+            Key::End => tree.rows.last().copied(),
+            Key::Right => match node {
+                Some(TreeNode { expanded: true, children: Children::Loaded(kids), .. }) => kids.first().copied(),
+                Some(TreeNode { children: Children::Unloaded | Children::Loaded(_), .. }) => {
+                    return self.toggle(selected);
+                }
+                _ => None,
+            },
+            Key::Left => match node {
+                Some(TreeNode { expanded: true, .. }) => return self.toggle(selected),
+                Some(n) => n.parent,
+                None => None,
+            },
+        };
+        match target {
+            Some(target) => {
+                let changed = self.update(Action::SelectNode(target));
+                if let Some(doc) = self.current.and_then(|id| self.doc_mut(id)) {
+                    doc.tree_focus = doc.tree_focus.wrapping_add(1);
+                }
+                changed
+            }
+            None => false,
+        }
+    }
+
+    fn need_bytes(&mut self, start: u64, end: u64) -> bool {
+        let Some(doc) = self.current_doc() else { return false };
+        let size = doc.content_size();
+        let end = end.min(size);
+        if doc.phase != Phase::Ready || start >= end || doc.hex.covers(start, end) {
+            return false;
+        }
+        if doc.hex.pending.is_some_and(|(s, e)| s <= start && end <= e) {
+            return false;
+        }
+        // Whole 16-byte rows, with a margin on both sides.
+        let from = start.saturating_sub(HEX_MARGIN) & !15;
+        let to = end.saturating_add(HEX_MARGIN).min(size);
+        let id = doc.id;
+        self.send(|req| Request::Bytes { doc: id, req, start: from, end: to });
+        self.with_doc(id, |doc| {
+            doc.hex.pending = Some((from, to));
+            true
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(label: &str, start: u64, end: u64, has_children: bool) -> NodeInfo {
+        NodeInfo { label: label.into(), value: None, start, end, has_children }
+    }
+
+    fn summary(format: &str) -> Summary {
+        Summary {
+            name: "f".into(),
+            format: format.into(),
+            detection: format.into(),
+            version: Some(2),
+            size: 100,
+            file_size: 100,
+            views: vec!["dump".into()],
+        }
+    }
+
+    /// A state with one decoded file: root 0..100 with children a 0..10 (leaf) and
+    /// b 10..100 (children not loaded).
+    fn opened() -> State {
+        let mut s = State::default();
+        assert!(s.update(Action::Add { id: 1, name: "f".into(), size: 100, demo: false, select: true }));
+        s.update(Action::Opened {
+            doc: 1,
+            summary: summary("perf.data"),
+            root: info("file", 0, 100, true),
+            children: vec![info("a", 0, 10, false), info("b", 10, 100, true)],
+        });
+        s
+    }
+
+    fn labels(s: &State) -> Vec<String> {
+        let doc = s.current_doc().unwrap();
+        doc.tree.rows.iter().map(|&r| doc.tree.nodes[r].info.label.clone()).collect()
+    }
+
+    #[test]
+    fn opening_shows_root_and_first_level() {
+        let s = opened();
+        let doc = s.current_doc().unwrap();
+        assert_eq!(doc.phase, Phase::Ready);
+        assert_eq!(labels(&s), ["file", "a", "b"]);
+        assert_eq!(doc.selection(), Some((0, 100)));
+        assert_eq!(doc.summary.as_ref().unwrap().tabs(), [Tab::Dump]);
+    }
+
+    #[test]
+    fn expanding_asks_the_worker_once_then_inserts_children() {
+        let mut s = opened();
+        assert!(s.update(Action::Toggle(2)));
+        let (seq, req) = s.outbox.last().cloned().unwrap();
+        assert_eq!(req, Request::Children { doc: 1, req: seq, path: vec![1] });
+        // A second click while loading does nothing.
+        assert!(!s.update(Action::Toggle(2)));
+        assert_eq!(s.outbox.len(), 1);
+        assert!(s.update(Action::Posted(seq)));
+        assert!(s.outbox.is_empty());
+
+        s.update(Action::ChildrenLoaded {
+            doc: 1,
+            req: seq,
+            path: vec![1],
+            nodes: vec![info("b0", 10, 50, false), info("b1", 50, 100, false)],
+        });
+        assert_eq!(labels(&s), ["file", "a", "b", "b0", "b1"]);
+        assert_eq!(s.current_doc().unwrap().tree.path(4), [1, 1]);
+
+        // Collapsing needs no request.
+        assert!(s.update(Action::Toggle(2)));
+        assert_eq!(labels(&s), ["file", "a", "b"]);
+        assert!(s.outbox.is_empty());
+    }
+
+    #[test]
+    fn selecting_a_node_selects_its_bytes_and_scrolls_the_hex_pane() {
+        let mut s = opened();
+        let focus = s.current_doc().unwrap().hex_focus;
+        assert!(s.update(Action::SelectNode(1)));
+        let doc = s.current_doc().unwrap();
+        assert_eq!(doc.selection(), Some((0, 10)));
+        assert_eq!(doc.hex_focus, focus + 1);
+        assert!(!s.update(Action::SelectNode(99)));
+    }
+
+    #[test]
+    fn revealing_an_offset_expands_the_path_and_selects_the_innermost_node() {
+        let mut s = opened();
+        assert!(s.update(Action::Reveal(60)));
+        assert!(matches!(s.outbox.last(), Some((_, Request::PathTo { doc: 1, offset: 60, .. }))));
+        assert!(!s.update(Action::Reveal(100)), "past the end");
+        s.update(Action::PathFound {
+            doc: 1,
+            offset: 60,
+            path: vec![1, 1],
+            levels: vec![
+                vec![info("a", 0, 10, false), info("b", 10, 100, true)],
+                vec![info("b0", 10, 50, false), info("b1", 50, 100, false)],
+            ],
+        });
+        let doc = s.current_doc().unwrap();
+        assert_eq!(labels(&s), ["file", "a", "b", "b0", "b1"]);
+        assert_eq!(doc.selection(), Some((50, 100)));
+        assert_eq!(doc.tree_focus, 1);
+    }
+
+    #[test]
+    fn hex_bytes_are_asked_for_with_a_margin_and_cached() {
+        let mut s = opened();
+        assert!(s.update(Action::NeedBytes { start: 16, end: 64 }));
+        let (_, req) = s.outbox.last().cloned().unwrap();
+        assert!(matches!(req, Request::Bytes { start: 0, end: 100, .. }), "{req:?}");
+        // Already asked for: no second request.
+        assert!(!s.update(Action::NeedBytes { start: 32, end: 48 }));
+        s.update(Action::BytesLoaded { doc: 1, start: 0, data: (0..100).collect() });
+        let doc = s.current_doc().unwrap();
+        assert_eq!(doc.hex.byte(42), Some(42));
+        assert_eq!(doc.hex.pending, None);
+        assert!(!s.update(Action::NeedBytes { start: 0, end: 100 }));
+    }
+
+    #[test]
+    fn failures_are_kept_per_file_and_the_next_file_works() {
+        let mut s = opened();
+        s.update(Action::Add { id: 2, name: "bad".into(), size: 10, demo: false, select: true });
+        s.update(Action::OpenFailed { doc: 2, message: "not a known profile format (at offset 0x0)".into() });
+        assert!(matches!(s.current_doc().unwrap().phase, Phase::Failed(ref m) if m.contains("offset")));
+        s.update(Action::Add { id: 3, name: "good".into(), size: 100, demo: false, select: true });
+        s.update(Action::Opened { doc: 3, summary: summary("bolt-fdata"), root: info("r", 0, 100, false), children: vec![] });
+        assert_eq!(s.current_doc().unwrap().summary.as_ref().unwrap().format, "bolt-fdata");
+        assert!(s.update(Action::Select(1)));
+        assert_eq!(s.current_doc().unwrap().summary.as_ref().unwrap().format, "perf.data");
+    }
+
+    #[test]
+    fn a_failed_expansion_can_be_retried() {
+        let mut s = opened();
+        s.update(Action::Toggle(2));
+        let (req, _) = s.outbox[0].clone();
+        s.update(Action::RequestFailed { doc: 1, req, message: "bad record (at offset 0x10)".into() });
+        let doc = s.current_doc().unwrap();
+        assert_eq!(doc.tree.nodes[2].children, Children::Unloaded);
+        assert!(doc.notice.is_some());
+        assert!(s.update(Action::Toggle(2)));
+    }
+
+    #[test]
+    fn keys_move_through_rows() {
+        let mut s = opened();
+        assert!(s.update(Action::Key(Key::Down)));
+        assert_eq!(s.current_doc().unwrap().selected, Some(1));
+        assert!(s.update(Action::Key(Key::End)));
+        assert_eq!(s.current_doc().unwrap().selected, Some(2));
+        assert!(s.update(Action::Key(Key::Right)), "loads the children");
+        assert!(matches!(s.outbox.last(), Some((_, Request::Children { .. }))));
+        assert!(s.update(Action::Key(Key::Home)));
+        assert!(s.update(Action::Key(Key::Left)), "collapses the root");
+        assert_eq!(labels(&s), ["file"]);
+    }
+
+    #[test]
+    fn closing_a_file_selects_a_neighbour_and_frees_the_session() {
+        let mut s = opened();
+        s.update(Action::Add { id: 2, name: "g".into(), size: 1, demo: false, select: true });
+        assert!(s.update(Action::Close(2)));
+        assert_eq!(s.current, Some(1));
+        assert_eq!(s.outbox.last().map(|(_, r)| r.clone()), Some(Request::Close { doc: 2 }));
+        assert!(s.update(Action::Close(1)));
+        assert_eq!(s.current, None);
+    }
+}
