@@ -168,6 +168,7 @@ fn dump_with(data: &[u8], endian: Endian, layout: Layout) -> Result<Node> {
     f.node_since("version", version_at, shown);
     f.u32("zero")?;
     let mut root = Node::new("gcov afdo", 0, len).with_children(f.into_nodes());
+    let (mut has_names, mut has_functions) = (false, false);
 
     while r.remaining() >= 4 {
         let start = r.offset();
@@ -234,9 +235,17 @@ fn dump_with(data: &[u8], endian: Endian, layout: Layout) -> Result<Node> {
                 (label, f.into_nodes())
             }
         };
+        has_names |= tag == TAG_FILE_NAMES;
+        has_functions |= tag == TAG_FUNCTION;
         let mut section = Node::new(node.0, start, r.offset()).with_children(node.1);
         section.tile()?;
         root.children.push(section);
+    }
+    // Readers (LLVM's, autofdo's) need the name table and the functions; the module
+    // grouping and working set after them are optional.
+    if !(has_names && has_functions) {
+        let expected = if has_names { "an AFDO_FUNCTION section" } else { "an AFDO_FILE_NAMES section" };
+        return Err(Error::eof(r.offset(), expected));
     }
     root.tile()?;
     Ok(root)

@@ -310,8 +310,9 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
         if size > 0 {
             children.push(super::raw::dump_names(names, "names")?);
         }
-        // Padded with zeros to 8 bytes, when the file has them.
-        let pad = super::raw::pad8(size).min(vr.remaining() as u64);
+        // The writer always pads with zeros to 8 bytes: a file that ends inside the
+        // padding was cut short.
+        let pad = super::raw::pad8(size);
         if pad > 0 {
             let pad_at = vr.offset();
             vr.skip(pad, "padding")?;
