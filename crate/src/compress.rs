@@ -57,7 +57,11 @@ pub fn gunzip(file: &[u8]) -> Result<Vec<u8>> {
         let produced = out.len().saturating_sub(before);
         // ISIZE is the inflated size modulo 2^32.
         if produced as u64 & 0xffff_ffff != u64::from(isize) {
-            return Err(Error::invalid(r.offset().saturating_sub(4), "gzip ISIZE equal to the inflated size", u64::from(isize)));
+            return Err(Error::invalid(
+                r.offset().saturating_sub(4),
+                "gzip ISIZE equal to the inflated size",
+                u64::from(isize),
+            ));
         }
         // Trailing zero padding after the last member is common (tape-era habit).
         if r.rest().iter().all(|&b| b == 0) {
@@ -129,8 +133,8 @@ mod tests {
 
     // `printf 'hello\n' | gzip -n | xxd -i`
     const HELLO_GZ: [u8; 26] = [
-        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xe7, 0x02,
-        0x00, 0x20, 0x30, 0x3a, 0x36, 0x06, 0x00, 0x00, 0x00,
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xe7, 0x02, 0x00,
+        0x20, 0x30, 0x3a, 0x36, 0x06, 0x00, 0x00, 0x00,
     ];
 
     #[test]

@@ -10,7 +10,10 @@ use core::fmt;
 pub enum Location {
     Offset(u64),
     /// 1-based line and column (column counts bytes).
-    Line { line: u64, column: u64 },
+    Line {
+        line: u64,
+        column: u64,
+    },
 }
 
 /// A decoding error. Cheap to copy; `Display` says where and what was expected, e.g.

@@ -34,7 +34,8 @@ fn detect(bytes: &[u8]) -> pgolens::Result<Detection> {
 /// pre-aggregated profiles, which are `.txt`, and LLVM's cut-magic `*.text.bin` test.
 fn is_profile_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    if rel.contains("/src/") || rel.contains("/tools/") || name.starts_with("LICENSE") || name == "DUMPED-BY-OLDER.txt" {
+    if rel.contains("/src/") || rel.contains("/tools/") || name.starts_with("LICENSE") || name == "DUMPED-BY-OLDER.txt"
+    {
         return false;
     }
     if name.contains("preagg") && name.ends_with(".txt") || name.ends_with(".text.bin") {
@@ -64,7 +65,10 @@ fn table_lists_every_profile_file() {
     let listed: BTreeSet<String> = EXPECTED_IDS.iter().map(|(f, _)| f.to_string()).collect();
     let missing: Vec<_> = found.difference(&listed).collect();
     let stale: Vec<_> = listed.difference(&found).collect();
-    assert!(missing.is_empty() && stale.is_empty(), "not in the table: {missing:?}; no longer in the corpus: {stale:?}");
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "not in the table: {missing:?}; no longer in the corpus: {stale:?}"
+    );
 }
 
 #[test]
@@ -96,8 +100,14 @@ fn detection_reports_header_details() {
         ("llvm/m32-progB/m32-progB.profraw", "instrprof-raw [version 10, 32-bit, little-endian, IR_PROF]"),
         ("llvm/clang13-progA/clang13-progA.profraw", "instrprof-raw [version 7, 64-bit, little-endian, IR_PROF]"),
         ("llvm/clang16-fe-progA/clang16-fe-progA.profraw", "instrprof-raw [version 8, 64-bit, little-endian]"),
-        ("llvm/blockcov-progA/blockcov-progA.profraw", "instrprof-raw [version 10, 64-bit, little-endian, IR_PROF,BYTE_COVERAGE]"),
-        ("llvm/blockcov-progA/blockcov-progA.profdata", "instrprof-indexed [version 13, little-endian, IR_PROF,BYTE_COVERAGE]"),
+        (
+            "llvm/blockcov-progA/blockcov-progA.profraw",
+            "instrprof-raw [version 10, 64-bit, little-endian, IR_PROF,BYTE_COVERAGE]",
+        ),
+        (
+            "llvm/blockcov-progA/blockcov-progA.profdata",
+            "instrprof-indexed [version 13, little-endian, IR_PROF,BYTE_COVERAGE]",
+        ),
         ("llvm/writeprev-progA/writeprev-progA.profdata", "instrprof-indexed [version 11, little-endian, IR_PROF]"),
         ("peers/llvm-profparser/llvm-11/c-general.profraw", "instrprof-raw [version 5, 64-bit, little-endian]"),
         ("llvm/memprof-progA/memprof-progA.memprofraw", "memprof-raw [version 5, 64-bit, little-endian]"),
@@ -220,7 +230,11 @@ fn assert_clean_error(rel: &str, what: &str, bytes: &[u8]) {
     match result {
         Ok(Err(e)) => {
             if let Some(offset) = e.offset() {
-                assert!(offset <= bytes.len() as u64, "{rel} {what}: error offset {offset:#x} outside {} bytes: {e}", bytes.len());
+                assert!(
+                    offset <= bytes.len() as u64,
+                    "{rel} {what}: error offset {offset:#x} outside {} bytes: {e}",
+                    bytes.len()
+                );
             }
         }
         Ok(Ok(())) => panic!("{rel} {what}: decoded without error"),

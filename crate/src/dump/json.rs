@@ -68,8 +68,7 @@ mod tests {
 
     #[test]
     fn json_escapes_and_nests() {
-        let node = Node::new("file", 0, 4)
-            .with_children(alloc::vec![Node::leaf("name", 0, 4, "a\"b\\\n\u{1}")]);
+        let node = Node::new("file", 0, 4).with_children(alloc::vec![Node::leaf("name", 0, 4, "a\"b\\\n\u{1}")]);
         let mut out = String::new();
         write_json(&node, &mut out);
         assert_eq!(

@@ -122,7 +122,11 @@ impl Node {
             if child.start != cursor || child.end < child.start {
                 return Err(alloc::format!(
                     "{} [{:#x}..{:#x}) does not continue {} at {:#x}",
-                    child.label, child.start, child.end, self.label, cursor
+                    child.label,
+                    child.start,
+                    child.end,
+                    self.label,
+                    cursor
                 ));
             }
             child.check_tiling()?;
@@ -160,19 +164,15 @@ mod tests {
 
     #[test]
     fn tile_fills_gaps_and_rejects_overlap() {
-        let mut root = Node::new("file", 0, 10)
-            .with_children(alloc::vec![Node::leaf("b", 6, 8, 1), Node::leaf("a", 2, 4, 2)]);
+        let mut root =
+            Node::new("file", 0, 10).with_children(alloc::vec![Node::leaf("b", 6, 8, 1), Node::leaf("a", 2, 4, 2)]);
         assert!(root.tile().is_ok());
         let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
-        assert_eq!(
-            spans,
-            [("unparsed", 0, 2), ("a", 2, 4), ("unparsed", 4, 6), ("b", 6, 8), ("unparsed", 8, 10)]
-        );
+        assert_eq!(spans, [("unparsed", 0, 2), ("a", 2, 4), ("unparsed", 4, 6), ("b", 6, 8), ("unparsed", 8, 10)]);
         assert_eq!(root.check_tiling(), Ok(()));
         assert_eq!(root.path_to(7), [3]);
 
-        let mut bad = Node::new("file", 0, 10)
-            .with_children(alloc::vec![Node::new("a", 0, 6), Node::new("b", 5, 8)]);
+        let mut bad = Node::new("file", 0, 10).with_children(alloc::vec![Node::new("a", 0, 6), Node::new("b", 5, 8)]);
         assert_eq!(bad.tile().err().and_then(|e| e.offset()), Some(5));
         let mut outside = Node::new("file", 0, 10).with_children(alloc::vec![Node::new("a", 8, 12)]);
         assert!(outside.tile().is_err());

@@ -48,7 +48,8 @@ pub fn sniff(data: &[u8]) -> Option<Detection> {
         return None;
     }
     type Sniff = fn(&[u8]) -> Option<Detection>;
-    let sniffs: [Sniff; 5] = [gcov::v4text::sniff, bolt::yaml::sniff, bolt::fdata::sniff, bolt::preagg::sniff, instrprof::text::sniff];
+    let sniffs: [Sniff; 5] =
+        [gcov::v4text::sniff, bolt::yaml::sniff, bolt::fdata::sniff, bolt::preagg::sniff, instrprof::text::sniff];
     sniffs.iter().find_map(|s| s(data)).or_else(|| sample::text::sniff(data))
 }
 

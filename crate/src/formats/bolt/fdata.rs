@@ -18,7 +18,12 @@ pub fn is_data_line(line: &[u8], no_lbr: bool) -> bool {
     let f: alloc::vec::Vec<&[u8]> = fields(line).collect();
     match f.as_slice() {
         [k1, _, o1, k2, _, o2, m, c] => {
-            is_kind(k1, b'0'..=b'2') && is_kind(k2, b'0'..=b'2') && is_hex(o1) && is_hex(o2) && is_count(m) && is_count(c)
+            is_kind(k1, b'0'..=b'2')
+                && is_kind(k2, b'0'..=b'2')
+                && is_hex(o1)
+                && is_hex(o2)
+                && is_count(m)
+                && is_count(c)
         }
         [k1, _, o1, k2, _, o2, c] => {
             is_kind(k1, b'3'..=b'5') && is_kind(k2, b'3'..=b'5') && is_hex(o1) && is_hex(o2) && is_count(c)

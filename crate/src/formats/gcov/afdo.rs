@@ -134,7 +134,8 @@ fn symbol(r: &mut Reader<'_>, layout: Layout, top: bool, depth: u32) -> Result<u
     let callsites = u64::from(r.u32("num_callsites")?);
     // A position is at least 16 bytes, a callsite at least 16.
     if positions.saturating_add(callsites) > r.remaining() as u64 / 16 {
-        let (at, n) = if positions > r.remaining() as u64 / 16 { (positions_at, positions) } else { (callsites_at, callsites) };
+        let (at, n) =
+            if positions > r.remaining() as u64 / 16 { (positions_at, positions) } else { (callsites_at, callsites) };
         return Err(Error::invalid(at, "position and callsite counts that fit in the input", n));
     }
     for _ in 0..positions {

@@ -87,7 +87,8 @@ fn section(data: &[u8], label: &'static str, index: u64, offset: u64, size: u64,
     let mask_at = f.reader.offset();
     let mask = f.reader.u8("GCOV_SECTION_BITMASK")?;
     let kind = mask & !COMPACT;
-    let name = section_type_name(kind).map_or_else(|| alloc::format!("unknown type {kind}"), alloc::string::String::from);
+    let name =
+        section_type_name(kind).map_or_else(|| alloc::format!("unknown type {kind}"), alloc::string::String::from);
     let value = if mask & COMPACT != 0 { alloc::format!("{name} (compact)") } else { name };
     f.node_since("GCOV_SECTION_BITMASK", mask_at, format_args!("{mask:#04x} = {value}"));
     let rest = f.reader.remaining() as u64;
@@ -116,7 +117,11 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
     let mask_at = f.reader.offset();
     let mask = f.reader.u8("GCOV_HEADER_BITMASK")?;
     let compact = mask & COMPACT != 0;
-    f.node_since("GCOV_HEADER_BITMASK", mask_at, format_args!("{mask:#04x}{}", if compact { " (compact)" } else { "" }));
+    f.node_since(
+        "GCOV_HEADER_BITMASK",
+        mask_at,
+        format_args!("{mask:#04x}{}", if compact { " (compact)" } else { "" }),
+    );
     let count_at = f.reader.offset();
     let count = if compact { f.uleb128("GCOV_NUM_SECTIONS")? } else { f.uint(7, "GCOV_NUM_SECTIONS")? };
     let (summary_offset, summary_at) = int(&mut f, compact, "GCOV_SUMMARY_OFFSET")?;

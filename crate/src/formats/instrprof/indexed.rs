@@ -258,7 +258,13 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
         let memprof_version = f.u64("MemProf version")?;
         // The offsets after the version (absolute file offsets), by MemProf version.
         let offsets: &[&'static str] = match memprof_version {
-            2 => &["RecordTableOffset", "FramePayloadOffset", "FrameTableOffset", "CallStackPayloadOffset", "CallStackTableOffset"],
+            2 => &[
+                "RecordTableOffset",
+                "FramePayloadOffset",
+                "FrameTableOffset",
+                "CallStackPayloadOffset",
+                "CallStackTableOffset",
+            ],
             3 => &["CallStackPayloadOffset", "RecordPayloadOffset", "RecordTableOffset"],
             4 => &["CallStackPayloadOffset", "RecordPayloadOffset", "RecordTableOffset", "DataAccessProfOffset"],
             _ => &[],
@@ -430,7 +436,8 @@ mod tests {
         let data = corpus("llvm/temporal-progA/temporal-progA.profdata");
         let root = dump(&data, &det()).unwrap();
         let traces = find(&root, "temporal traces");
-        let counts: Vec<_> = traces.children.iter().filter(|c| c.label.starts_with("trace")).map(|c| c.value.clone()).collect();
+        let counts: Vec<_> =
+            traces.children.iter().filter(|c| c.label.starts_with("trace")).map(|c| c.value.clone()).collect();
         assert_eq!(counts, [Some("60 functions".into()), Some("47 functions".into()), Some("10 functions".into())]);
 
         let data = corpus("llvm/memprof-progA/memprof-progA.profdata");

@@ -57,28 +57,74 @@ pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
 fn header_fields(version: u64) -> Option<&'static [&'static str]> {
     Some(match version {
         5 => &[
-            "NumData", "PaddingBytesBeforeCounters", "NumCounters", "PaddingBytesAfterCounters",
-            "NamesSize", "CountersDelta", "NamesDelta", "ValueKindLast",
+            "NumData",
+            "PaddingBytesBeforeCounters",
+            "NumCounters",
+            "PaddingBytesAfterCounters",
+            "NamesSize",
+            "CountersDelta",
+            "NamesDelta",
+            "ValueKindLast",
         ],
         7 | 8 => &[
-            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
-            "PaddingBytesAfterCounters", "NamesSize", "CountersDelta", "NamesDelta", "ValueKindLast",
+            "BinaryIdsSize",
+            "NumData",
+            "PaddingBytesBeforeCounters",
+            "NumCounters",
+            "PaddingBytesAfterCounters",
+            "NamesSize",
+            "CountersDelta",
+            "NamesDelta",
+            "ValueKindLast",
         ],
         9 => &[
-            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
-            "PaddingBytesAfterCounters", "NumBitmapBytes", "PaddingBytesAfterBitmapBytes", "NamesSize",
-            "CountersDelta", "BitmapDelta", "NamesDelta", "ValueKindLast",
+            "BinaryIdsSize",
+            "NumData",
+            "PaddingBytesBeforeCounters",
+            "NumCounters",
+            "PaddingBytesAfterCounters",
+            "NumBitmapBytes",
+            "PaddingBytesAfterBitmapBytes",
+            "NamesSize",
+            "CountersDelta",
+            "BitmapDelta",
+            "NamesDelta",
+            "ValueKindLast",
         ],
         10 => &[
-            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
-            "PaddingBytesAfterCounters", "NumBitmapBytes", "PaddingBytesAfterBitmapBytes", "NamesSize",
-            "CountersDelta", "BitmapDelta", "NamesDelta", "NumVTables", "VNamesSize", "ValueKindLast",
+            "BinaryIdsSize",
+            "NumData",
+            "PaddingBytesBeforeCounters",
+            "NumCounters",
+            "PaddingBytesAfterCounters",
+            "NumBitmapBytes",
+            "PaddingBytesAfterBitmapBytes",
+            "NamesSize",
+            "CountersDelta",
+            "BitmapDelta",
+            "NamesDelta",
+            "NumVTables",
+            "VNamesSize",
+            "ValueKindLast",
         ],
         11 => &[
-            "BinaryIdsSize", "NumData", "PaddingBytesBeforeCounters", "NumCounters",
-            "PaddingBytesAfterCounters", "NumBitmapBytes", "PaddingBytesAfterBitmapBytes",
-            "NumUniformCounters", "PaddingBytesAfterUniformCounters", "UniformCountersDelta", "NamesSize",
-            "CountersDelta", "BitmapDelta", "NamesDelta", "NumVTables", "VNamesSize", "ValueKindLast",
+            "BinaryIdsSize",
+            "NumData",
+            "PaddingBytesBeforeCounters",
+            "NumCounters",
+            "PaddingBytesAfterCounters",
+            "NumBitmapBytes",
+            "PaddingBytesAfterBitmapBytes",
+            "NumUniformCounters",
+            "PaddingBytesAfterUniformCounters",
+            "UniformCountersDelta",
+            "NamesSize",
+            "CountersDelta",
+            "BitmapDelta",
+            "NamesDelta",
+            "NumVTables",
+            "VNamesSize",
+            "ValueKindLast",
         ],
         _ => return None,
     })
@@ -370,8 +416,13 @@ pub(crate) fn dump_names(mut r: Reader<'_>, label: &'static str) -> Result<Node>
             let Ok(expected) = usize::try_from(uncompressed) else {
                 return Err(Error::invalid(chunk_start, "UncompressedSize that fits in memory", uncompressed));
             };
-            let names = crate::compress::inflate_zlib(payload, expected, payload_at)
-                .map_err(|e| if e.offset().is_some() { e } else { Error::malformed(compressed_at, "corrupt zlib names") })?;
+            let names = crate::compress::inflate_zlib(payload, expected, payload_at).map_err(|e| {
+                if e.offset().is_some() {
+                    e
+                } else {
+                    Error::malformed(compressed_at, "corrupt zlib names")
+                }
+            })?;
             alloc::format!("zlib, {}", describe_names(&names))
         };
         let children = f.into_nodes();
@@ -426,7 +477,11 @@ fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<Vec<Node>> {
 
     if h.binary_ids_size.value > 0 {
         if h.binary_ids_size.value > r.remaining() as u64 {
-            return Err(Error::invalid(h.binary_ids_size.offset, "BinaryIdsSize that fits in the file", h.binary_ids_size.value));
+            return Err(Error::invalid(
+                h.binary_ids_size.offset,
+                "BinaryIdsSize that fits in the file",
+                h.binary_ids_size.value,
+            ));
         }
         let ids = r.sub(h.binary_ids_size.value, "binary ids")?;
         out.push(dump_binary_ids(ids)?);
@@ -443,8 +498,8 @@ fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<Vec<Node>> {
             with_values = with_values.saturating_add(u64::from(values));
             records.push(node);
         }
-        let mut node = Node::leaf("data", start, r.offset(), format_args!("{} records", h.num_data.value))
-            .with_children(records);
+        let mut node =
+            Node::leaf("data", start, r.offset(), format_args!("{} records", h.num_data.value)).with_children(records);
         node.tile()?;
         out.push(node);
     }

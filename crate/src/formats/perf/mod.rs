@@ -137,9 +137,8 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
     for word in &mut bitmap {
         *word = f.reader.u64("feature bitmap")?;
     }
-    let features: Vec<u32> = (0u32..256)
-        .filter(|&bit| bitmap.get((bit / 64) as usize).is_some_and(|w| w >> (bit % 64) & 1 == 1))
-        .collect();
+    let features: Vec<u32> =
+        (0u32..256).filter(|&bit| bitmap.get((bit / 64) as usize).is_some_and(|w| w >> (bit % 64) & 1 == 1)).collect();
     let names: Vec<&str> = features.iter().map(|&b| feature_name(b).unwrap_or("?")).collect();
     f.node_since("features", start, names.join(","));
     let mut header = Node::new("perf_file_header", 0, FILE_HEADER_SIZE).with_children(f.into_nodes());
@@ -255,7 +254,11 @@ fn dump_attr(r: &mut Reader<'_>, available: u64) -> Result<Node> {
     f.u32("type")?;
     let size = f.u32("size")?;
     if u64::from(size) < 64 || u64::from(size) > available {
-        return Err(Error::invalid(start.saturating_add(4), "perf_event_attr size of at least 64 that fits its entry", u64::from(size)));
+        return Err(Error::invalid(
+            start.saturating_add(4),
+            "perf_event_attr size of at least 64 that fits its entry",
+            u64::from(size),
+        ));
     }
     f.u64_hex("config")?;
     f.u64("sample_period")?;

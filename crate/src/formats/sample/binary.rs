@@ -43,7 +43,13 @@ pub const FLAG_COMPRESS: u64 = 1;
 /// specific to the type.
 pub fn section_flag_names(kind: u64, flags: u64) -> String {
     let specific: &[(u32, &str)] = match kind {
-        1 => &[(0, "partial"), (1, "context-nested/full-context"), (2, "fs-discriminator"), (4, "preinlined"), (5, "vtable-type-profiles")],
+        1 => &[
+            (0, "partial"),
+            (1, "context-nested/full-context"),
+            (2, "fs-discriminator"),
+            (4, "preinlined"),
+            (5, "vtable-type-profiles"),
+        ],
         2 => &[(0, "md5"), (1, "fixlenmd5"), (2, "uniq")],
         4 => &[(0, "ordered")],
         5 => &[(0, "probe"), (1, "attr")],
@@ -131,7 +137,8 @@ fn dump_summary(r: &mut Reader<'_>) -> Result<Node> {
         let nodes = f.into_nodes();
         children.push(Node::leaf(alloc::format!("entry {i}"), entry_start, r.offset(), cutoff).with_children(nodes));
     }
-    let mut node = Node::leaf("summary", start, r.offset(), format_args!("{functions} functions")).with_children(children);
+    let mut node =
+        Node::leaf("summary", start, r.offset(), format_args!("{functions} functions")).with_children(children);
     node.tile()?;
     Ok(node)
 }
@@ -192,7 +199,8 @@ fn dump_ext(data: &[u8], head: Vec<Node>, r: &mut Reader<'_>) -> Result<Node> {
         let nodes = f.into_nodes();
         let type_name = section_type_name(kind).map_or_else(|| alloc::format!("unknown type {kind}"), String::from);
         let flag_names = section_flag_names(kind, flags);
-        let value = if flag_names.is_empty() { type_name.clone() } else { alloc::format!("{type_name} {{{flag_names}}}") };
+        let value =
+            if flag_names.is_empty() { type_name.clone() } else { alloc::format!("{type_name} {{{flag_names}}}") };
         let entry = Node::leaf(alloc::format!("entry {i}"), entry_start, r.offset(), &value).with_children(nodes);
         table.push(entry);
         match offset.checked_add(size) {
@@ -285,7 +293,13 @@ mod tests {
         let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
         assert_eq!(
             spans,
-            [("magic", 0, 9), ("version", 9, 10), ("summary", 10, 20), ("name table", 20, 30), ("function profiles", 30, 35)]
+            [
+                ("magic", 0, 9),
+                ("version", 9, 10),
+                ("summary", 10, 20),
+                ("name table", 20, 30),
+                ("function profiles", 30, 35)
+            ]
         );
         assert_eq!(root.children[2].value.as_deref(), Some("1 functions"));
         assert_eq!(root.children[3].children[2].value.as_deref(), Some("foo"));
@@ -299,7 +313,13 @@ mod tests {
         let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
         assert_eq!(
             spans,
-            [("magic", 0, 9), ("version", 9, 10), ("section header table", 10, 82), ("section 0", 82, 85), ("section 1", 85, 90)]
+            [
+                ("magic", 0, 9),
+                ("version", 9, 10),
+                ("section header table", 10, 82),
+                ("section 0", 82, 85),
+                ("section 1", 85, 90)
+            ]
         );
         assert_eq!(root.children[3].value.as_deref(), Some("SecNameTable"));
         assert_eq!(root.children[4].value.as_deref(), Some("SecLBRProfile {compressed}"));
@@ -350,7 +370,10 @@ mod tests {
 
         let data = corpus("llvm/sample-basic/sample-basic.extbinary-compressed.prof");
         let root = dump(&data, &det()).unwrap();
-        assert!(root.children.iter().any(|c| c.start == 353 && c.value.as_deref() == Some("SecNameTable {compressed}")));
+        assert!(root
+            .children
+            .iter()
+            .any(|c| c.start == 353 && c.value.as_deref() == Some("SecNameTable {compressed}")));
 
         // "Total functions: 7" in sample-basic.binary.prof.summary.txt
         let data = corpus("llvm/sample-basic/sample-basic.binary.prof");
