@@ -1,0 +1,171 @@
+//! The decoding worker as the app sees it: posting requests, and turning the worker's
+//! messages (see `web/worker/worker.js` for the protocol) into reducer actions.
+//!
+//! Files are posted as `File` handles (structured clone does not copy their contents)
+//! and the demo's `ArrayBuffer` is transferred, so the page never holds profile bytes
+//! beyond the small windows the hex pane shows.
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+use yew::Callback;
+
+use crate::state::{Action, DocId, NodeInfo, Request, Summary};
+
+/// Where the build puts the worker's module, relative to the page.
+const WORKER_URL: &str = "./worker/worker.js";
+
+pub struct Bridge {
+    worker: Worker,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+}
+
+impl Bridge {
+    pub fn new(dispatch: Callback<Action>) -> Result<Bridge, JsValue> {
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(WORKER_URL, &options)?;
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            if let Some(action) = decode(&event.data()) {
+                dispatch.emit(action);
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        Ok(Bridge { worker, _on_message: on_message })
+    }
+
+    /// Hands a `File` to the worker (by handle, not by copy).
+    pub fn open_file(&self, id: DocId, file: &web_sys::File) -> Result<(), JsValue> {
+        let msg = message("open", id, &[("name", file.name().into()), ("file", file.into())])?;
+        self.worker.post_message(&msg)
+    }
+
+    /// Hands an `ArrayBuffer` to the worker, transferring it: it is detached here.
+    pub fn open_buffer(&self, id: DocId, name: &str, buffer: &js_sys::ArrayBuffer) -> Result<(), JsValue> {
+        let msg = message("open", id, &[("name", name.into()), ("file", buffer.into())])?;
+        self.worker.post_message_with_transfer(&msg, &Array::of1(buffer))
+    }
+
+    pub fn post(&self, request: &Request) -> Result<(), JsValue> {
+        let msg = match request {
+            Request::Children { doc, req, path } => {
+                let path: Array = path.iter().map(|&i| JsValue::from(i)).collect();
+                message("children", *doc, &[("req", num(*req)), ("path", path.into())])?
+            }
+            Request::Bytes { doc, req, start, end } => {
+                message("bytes", *doc, &[("req", num(*req)), ("start", num(*start)), ("end", num(*end))])?
+            }
+            Request::PathTo { doc, req, offset } => {
+                message("path_to", *doc, &[("req", num(*req)), ("offset", num(*offset))])?
+            }
+            Request::Close { doc } => message("close", *doc, &[])?,
+        };
+        self.worker.post_message(&msg)
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.worker.set_onmessage(None);
+        self.worker.terminate();
+    }
+}
+
+fn message(kind: &str, id: DocId, fields: &[(&str, JsValue)]) -> Result<JsValue, JsValue> {
+    let msg = Object::new();
+    Reflect::set(&msg, &"type".into(), &kind.into())?;
+    Reflect::set(&msg, &"id".into(), &id.into())?;
+    for (key, value) in fields {
+        Reflect::set(&msg, &(*key).into(), value)?;
+    }
+    Ok(msg.into())
+}
+
+/// Offsets and request numbers travel as JS numbers (exact below 2^53).
+fn num(n: u64) -> JsValue {
+    JsValue::from_f64(n as f64)
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn get_u64(obj: &JsValue, key: &str) -> Option<u64> {
+    get(obj, key).as_f64().filter(|n| *n >= 0.0).map(|n| n as u64)
+}
+
+fn get_string(obj: &JsValue, key: &str) -> Option<String> {
+    get(obj, key).as_string()
+}
+
+fn get_array(obj: &JsValue, key: &str) -> Array {
+    get(obj, key).dyn_into::<Array>().unwrap_or_default()
+}
+
+fn path(obj: &JsValue, key: &str) -> Vec<u32> {
+    get_array(obj, key).iter().filter_map(|v| v.as_f64()).map(|n| n as u32).collect()
+}
+
+fn node(obj: &JsValue) -> Option<NodeInfo> {
+    Some(NodeInfo {
+        label: get_string(obj, "label")?,
+        value: get_string(obj, "value"),
+        start: get_u64(obj, "start")?,
+        end: get_u64(obj, "end")?,
+        has_children: get(obj, "deferred").is_truthy() || get_u64(obj, "kids").is_some_and(|k| k > 0),
+    })
+}
+
+fn nodes(list: &Array) -> Vec<NodeInfo> {
+    list.iter().filter_map(|n| node(&n)).collect()
+}
+
+/// One worker message as a reducer action; `None` for anything malformed.
+fn decode(msg: &JsValue) -> Option<Action> {
+    let doc = u32::try_from(get_u64(msg, "id")?).ok()?;
+    let req = get_u64(msg, "req");
+    Some(match get_string(msg, "type")?.as_str() {
+        "progress" => Action::Progress {
+            doc,
+            loaded: get_u64(msg, "loaded").unwrap_or(0),
+            total: get_u64(msg, "total").unwrap_or(0),
+            decoding: get_string(msg, "phase").as_deref() == Some("decode"),
+        },
+        "opened" => {
+            let s = get(msg, "summary");
+            let summary = Summary {
+                name: get_string(&s, "name").unwrap_or_default(),
+                format: get_string(&s, "format")?,
+                detection: get_string(&s, "detection").unwrap_or_default(),
+                version: get_u64(&s, "version"),
+                size: get_u64(&s, "size").unwrap_or(0),
+                file_size: get_u64(&s, "fileSize").unwrap_or(0),
+                views: get_array(&s, "views").iter().filter_map(|v| v.as_string()).collect(),
+            };
+            let root = node(&get(msg, "root"))?;
+            Action::Opened { doc, summary, root, children: nodes(&get_array(msg, "children")) }
+        }
+        "children" => {
+            Action::ChildrenLoaded { doc, req: req?, path: path(msg, "path"), nodes: nodes(&get_array(msg, "nodes")) }
+        }
+        "path" => Action::PathFound {
+            doc,
+            offset: get_u64(msg, "offset")?,
+            path: path(msg, "path"),
+            levels: get_array(msg, "levels").iter().map(|l| nodes(&l.unchecked_into())).collect(),
+        },
+        "bytes" => Action::BytesLoaded {
+            doc,
+            start: get_u64(msg, "start")?,
+            data: get(msg, "bytes").dyn_into::<Uint8Array>().ok()?.to_vec(),
+        },
+        "error" => {
+            let message = get_string(msg, "message").unwrap_or_else(|| String::from("unknown error"));
+            match req {
+                Some(req) => Action::RequestFailed { doc, req, message },
+                None => Action::OpenFailed { doc, message },
+            }
+        }
+        _ => return None,
+    })
+}

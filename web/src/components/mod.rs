@@ -1,0 +1,12 @@
+//! One component per file. Components get plain data and callbacks as props
+//! (`PartialEq`, so unchanged parts do not re-render); only [`app::App`] holds state.
+
+pub mod app;
+mod doc_view;
+mod dump_view;
+mod file_list;
+mod hex_pane;
+mod status;
+mod scroll;
+mod tabs;
+mod tree_view;

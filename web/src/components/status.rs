@@ -1,0 +1,78 @@
+//! The status line: which file is shown, its format id and version. A live region, so
+//! screen readers hear when a file is decoded.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::state::{Doc, Phase};
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub doc: Option<Rc<Doc>>,
+}
+
+#[function_component]
+pub fn Status(props: &Props) -> Html {
+    let body = match props.doc.as_deref() {
+        None => html! { <span class="muted">{"No file open"}</span> },
+        Some(doc) => {
+            let demo = doc.demo.then(|| html! { <span class="badge demo" title="An example profile shipped with the page">{"Demo"}</span> });
+            let what = match (&doc.phase, &doc.summary) {
+                (Phase::Ready, Some(s)) => html! {
+                    <>
+                        <span class="badge format" data-format={s.format.clone()}>{&s.format}</span>
+                        if let Some(v) = s.version {
+                            <span class="version">{format!("version {v}")}</span>
+                        }
+                        <span class="detection muted" title="detection">{&s.detection}</span>
+                        <span class="size muted">{size_text(s.size, s.file_size)}</span>
+                    </>
+                },
+                (Phase::Reading { loaded, total }, _) => {
+                    html! { <span class="muted">{format!("reading… {}", percent(*loaded, *total))}</span> }
+                }
+                (Phase::Decoding, _) => html! { <span class="muted">{"decoding…"}</span> },
+                (Phase::Failed(_), _) => html! { <span class="badge error">{"could not be decoded"}</span> },
+                (Phase::Ready, None) => html! {},
+            };
+            html! {
+                <>
+                    {demo}
+                    <span class="name">{&doc.name}</span>
+                    {what}
+                </>
+            }
+        }
+    };
+    html! { <div class="status" role="status" aria-live="polite" aria-label="File status">{body}</div> }
+}
+
+pub fn percent(loaded: u64, total: u64) -> String {
+    if total == 0 {
+        return String::from("0%");
+    }
+    format!("{}%", loaded.saturating_mul(100) / total)
+}
+
+fn size_text(size: u64, file_size: u64) -> String {
+    if size == file_size {
+        bytes(size)
+    } else {
+        format!("{} ({} compressed)", bytes(size), bytes(file_size))
+    }
+}
+
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
