@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the static site into dist/: the app and the worker for wasm32, through
+# wasm-bindgen and wasm-opt -Oz, with the page shell, the styles, the worker's JS and
+# the demo profile (copied from ../shared/corpus, beside the repository).
+# Run scripts/setup.sh first (npm run build does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+DIST=dist
+PROFILE=web
+TARGET=wasm32-unknown-unknown
+# The demo shown before any file is opened: a small, real instrumented profile.
+DEMO_SRC=../shared/corpus/llvm/irpgo-progA/irpgo-progA.profraw
+DEMO=demo/$(basename "$DEMO_SRC")
+
+cargo build --profile "$PROFILE" --target "$TARGET" -p pgolens-web -p pgolens-worker
+
+rm -rf "$DIST"
+mkdir -p "$DIST/pkg" "$DIST/worker" "$DIST/demo"
+OUT=target/$TARGET/$PROFILE
+wasm-bindgen --target web --no-typescript --out-dir "$DIST/pkg" "$OUT/pgolens_web.wasm"
+wasm-bindgen --target web --no-typescript --out-dir "$DIST/worker" "$OUT/pgolens_worker.wasm"
+
+WASM_OPT=node_modules/.bin/wasm-opt
+for wasm in "$DIST/pkg/pgolens_web_bg.wasm" "$DIST/worker/pgolens_worker_bg.wasm"; do
+  # wasm-bindgen's output uses bulk memory, reference types and friends.
+  "$WASM_OPT" -Oz --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals --enable-multivalue "$wasm" -o "$wasm.opt"
+  mv "$wasm.opt" "$wasm"
+done
+
+sed "s|{{demo}}|$DEMO|" index.html >"$DIST/index.html"
+cp web/style.css "$DIST/style.css"
+cp web/worker/worker.js "$DIST/worker/worker.js"
+if [[ -f "$DEMO_SRC" ]]; then
+  cp "$DEMO_SRC" "$DIST/$DEMO"
+else
+  echo "build: $DEMO_SRC not found: the page will start without its demo" >&2
+  sed -i 's|data-demo="[^"]*"|data-demo=""|' "$DIST/index.html"
+fi
+
+echo
+echo "wasm sizes (raw, gzip -9):"
+for wasm in "$DIST/pkg/pgolens_web_bg.wasm" "$DIST/worker/pgolens_worker_bg.wasm"; do
+  printf '  %-40s %8d bytes  %8d bytes gzip\n' "${wasm#"$DIST"/}" "$(stat -c %s "$wasm")" "$(gzip -9c "$wasm" | wc -c)"
+done

@@ -1,0 +1,109 @@
+// What the browser tests and the page benchmark share: a static server for dist/
+// on a free loopback port, and Debian's chromium driven by playwright-core.
+
+import { createServer } from 'node:http';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const dist = path.join(repoRoot, 'dist');
+export const corpus = path.join(repoRoot, '..', 'shared', 'corpus');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+};
+
+/** Serves `root` on 127.0.0.1 at a free port. Resolves to { url, close }. */
+export async function serve(root = dist) {
+  await stat(path.join(root, 'index.html')).catch(() => {
+    throw new Error(`${root}/index.html missing: run \`npm run build\` first`);
+  });
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    let file = path.normalize(path.join(root, decodeURIComponent(url.pathname)));
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
+      const info = await stat(file);
+      res.writeHead(200, {
+        'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+        'content-length': info.size,
+        'cache-control': 'no-store',
+      });
+      createReadStream(file).pipe(res);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(resolve);
+      }),
+  };
+}
+
+/** Debian's chromium, headless, in a fresh profile. Resolves to { context, close }. */
+export async function launch() {
+  const profile = await mkdtemp(path.join(tmpdir(), 'pgolens-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--enable-precise-memory-info',
+    ],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Drops files on the page as a user would: a DataTransfer holding Files built in the
+ * page, dispatched as dragenter, dragover and drop. `files`: [{ name, bytes }].
+ */
+export async function dropFiles(page, files) {
+  const payload = files.map(({ name, bytes }) => ({ name, b64: Buffer.from(bytes).toString('base64') }));
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const { name, b64 } of files) {
+      const binary = atob(b64);
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      dt.items.add(new File([bytes], name));
+    }
+    const target = document.querySelector('main') ?? document.body;
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }
+  }, payload);
+}
