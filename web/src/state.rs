@@ -90,7 +90,9 @@ pub enum Children {
     /// Has children the page has not asked for yet.
     Unloaded,
     /// Asked for; `req` is the request that will bring them.
-    Loading { req: u64 },
+    Loading {
+        req: u64,
+    },
     Loaded(Vec<NodeId>),
 }
 
@@ -307,7 +309,13 @@ pub enum Key {
 pub enum Action {
     /// A file was handed to the worker (the app posts the open itself: the File
     /// object is not state). `select`: show it now.
-    Add { id: DocId, name: String, size: u64, demo: bool, select: bool },
+    Add {
+        id: DocId,
+        name: String,
+        size: u64,
+        demo: bool,
+        select: bool,
+    },
     Select(DocId),
     Close(DocId),
     SelectTab(Tab),
@@ -318,18 +326,52 @@ pub enum Action {
     /// A byte of the current file was clicked: reveal the node holding it.
     Reveal(u64),
     /// The hex pane shows `start..end` of the current file.
-    NeedBytes { start: u64, end: u64 },
+    NeedBytes {
+        start: u64,
+        end: u64,
+    },
     /// Requests up to this sequence number were posted.
     Posted(u64),
 
     // Replies from the worker.
-    Progress { doc: DocId, loaded: u64, total: u64, decoding: bool },
-    Opened { doc: DocId, summary: Summary, root: NodeInfo, children: Vec<NodeInfo> },
-    OpenFailed { doc: DocId, message: String },
-    ChildrenLoaded { doc: DocId, req: u64, path: Vec<u32>, nodes: Vec<NodeInfo> },
-    PathFound { doc: DocId, offset: u64, path: Vec<u32>, levels: Vec<Vec<NodeInfo>> },
-    BytesLoaded { doc: DocId, start: u64, data: Vec<u8> },
-    RequestFailed { doc: DocId, req: u64, message: String },
+    Progress {
+        doc: DocId,
+        loaded: u64,
+        total: u64,
+        decoding: bool,
+    },
+    Opened {
+        doc: DocId,
+        summary: Summary,
+        root: NodeInfo,
+        children: Vec<NodeInfo>,
+    },
+    OpenFailed {
+        doc: DocId,
+        message: String,
+    },
+    ChildrenLoaded {
+        doc: DocId,
+        req: u64,
+        path: Vec<u32>,
+        nodes: Vec<NodeInfo>,
+    },
+    PathFound {
+        doc: DocId,
+        offset: u64,
+        path: Vec<u32>,
+        levels: Vec<Vec<NodeInfo>>,
+    },
+    BytesLoaded {
+        doc: DocId,
+        start: u64,
+        data: Vec<u8>,
+    },
+    RequestFailed {
+        doc: DocId,
+        req: u64,
+        message: String,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -454,7 +496,8 @@ impl State {
             Action::ChildrenLoaded { doc, req, path, nodes } => self.with_doc(doc, |doc| {
                 let Some(id) = doc.tree.find(&path) else { return false };
                 let tree = Rc::make_mut(&mut doc.tree);
-                let waited = matches!(tree.node(id).map(|n| &n.children), Some(Children::Loading { req: r }) if *r == req);
+                let waited =
+                    matches!(tree.node(id).map(|n| &n.children), Some(Children::Loading { req: r }) if *r == req);
                 tree.set_children(id, nodes);
                 if let (true, Some(node)) = (waited, tree.nodes.get_mut(id)) {
                     node.expanded = true;
@@ -744,7 +787,12 @@ mod tests {
         s.update(Action::OpenFailed { doc: 2, message: "not a known profile format (at offset 0x0)".into() });
         assert!(matches!(s.current_doc().unwrap().phase, Phase::Failed(ref m) if m.contains("offset")));
         s.update(Action::Add { id: 3, name: "good".into(), size: 100, demo: false, select: true });
-        s.update(Action::Opened { doc: 3, summary: summary("bolt-fdata"), root: info("r", 0, 100, false), children: vec![] });
+        s.update(Action::Opened {
+            doc: 3,
+            summary: summary("bolt-fdata"),
+            root: info("r", 0, 100, false),
+            children: vec![],
+        });
         assert_eq!(s.current_doc().unwrap().summary.as_ref().unwrap().format, "bolt-fdata");
         assert!(s.update(Action::Select(1)));
         assert_eq!(s.current_doc().unwrap().summary.as_ref().unwrap().format, "perf.data");

@@ -59,7 +59,8 @@ impl Opener {
                 }
                 Err(e) => {
                     self.dispatch.dispatch(Action::Add { id, name, size: 0, demo: false, select: i == 0 });
-                    let message = e.as_string().unwrap_or_else(|| String::from("could not hand the file to the worker"));
+                    let message =
+                        e.as_string().unwrap_or_else(|| String::from("could not hand the file to the worker"));
                     self.dispatch.dispatch(Action::OpenFailed { doc: id, message });
                 }
             }

@@ -6,7 +6,7 @@ mod doc_view;
 mod dump_view;
 mod file_list;
 mod hex_pane;
-mod status;
 mod scroll;
+mod status;
 mod tabs;
 mod tree_view;

@@ -17,7 +17,9 @@ pub fn Status(props: &Props) -> Html {
     let body = match props.doc.as_deref() {
         None => html! { <span class="muted">{"No file open"}</span> },
         Some(doc) => {
-            let demo = doc.demo.then(|| html! { <span class="badge demo" title="An example profile shipped with the page">{"Demo"}</span> });
+            let demo = doc.demo.then(
+                || html! { <span class="badge demo" title="An example profile shipped with the page">{"Demo"}</span> },
+            );
             let what = match (&doc.phase, &doc.summary) {
                 (Phase::Ready, Some(s)) => html! {
                     <>

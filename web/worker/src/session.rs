@@ -110,10 +110,7 @@ impl Session {
         let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let mut node = root;
         for &i in path {
-            node = node
-                .children
-                .get_mut(i as usize)
-                .ok_or_else(|| String::from("no such node in the dump"))?;
+            node = node.children.get_mut(i as usize).ok_or_else(|| String::from("no such node in the dump"))?;
         }
         expand(data, detection, node)?;
         let mut out = String::new();
