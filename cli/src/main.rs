@@ -3,6 +3,9 @@
 //! ```text
 //! pgolens detect FILE...        one line per file: FILE: ID [details]
 //! pgolens dump [--json] FILE    the dump tree, indented with spans in hex, or as JSON
+//! pgolens export FILE --to proftext [--binary ELF]
+//!                               a raw or indexed instrprof profile as `llvm-profdata merge --text`
+//!                               writes it; ELF: the instrumented binary of a correlated raw profile
 //! ```
 
 use std::io::{self, BufWriter, Write};
@@ -11,7 +14,7 @@ use std::process::ExitCode;
 use pgolens::dump::{write_json, write_text};
 use pgolens::{Detection, Node};
 
-const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE";
+const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +25,7 @@ fn main() -> ExitCode {
             [file] => dump(file, false),
             _ => Err(USAGE.to_string()),
         },
+        Some("export") => export(&args[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -118,4 +122,31 @@ fn print_json(data: &[u8], det: &Detection, node: &Node, out: &mut impl Write) -
         out.write_all(b"]").map_err(io_error)?;
     }
     out.write_all(b"}").map_err(io_error)
+}
+
+fn export(args: &[String]) -> Result<(), String> {
+    let mut file = None;
+    let mut to = None;
+    let mut binary = None;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--to" => to = rest.next(),
+            "--binary" => binary = rest.next(),
+            _ if file.is_none() && !arg.starts_with("--") => file = Some(arg),
+            _ => return Err(USAGE.to_string()),
+        }
+    }
+    let (Some(path), Some(to)) = (file, to) else { return Err(USAGE.to_string()) };
+    if to != "proftext" {
+        return Err(format!("cannot export to {to}: the only target is proftext"));
+    }
+    let bytes = read(path)?;
+    let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let elf = binary.map(|b| read(b)).transpose()?;
+    let profile =
+        pgolens::formats::instrprof::decode(&input.data, elf.as_deref()).map_err(|e| format!("{path}: {e}"))?;
+    let text = pgolens::formats::instrprof::proftext::to_string(&profile);
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(io_error)
 }

@@ -16,9 +16,13 @@ pub const VARIANT_FLAGS: [(u64, &str); 9] = [
     (1 << 63, "TEMPORAL_PROF"),
 ];
 
+pub const LOOP_ENTRIES: u64 = 1 << 55;
 pub const IR_PROF: u64 = 1 << 56;
 pub const CS_IR_PROF: u64 = 1 << 57;
+pub const ENTRY_FIRST: u64 = 1 << 58;
+pub const DEBUG_CORRELATE: u64 = 1 << 59;
 pub const BYTE_COVERAGE: u64 = 1 << 60;
+pub const FUNCTION_ENTRY_ONLY: u64 = 1 << 61;
 pub const MEMPROF: u64 = 1 << 62;
 pub const TEMPORAL_PROF: u64 = 1 << 63;
 

@@ -3,15 +3,21 @@
 //!
 //! Layout notes: `shared/formats/llvm-instrprof-raw.md`, `llvm-instrprof-indexed.md`.
 
+pub mod correlate;
+pub mod decode_indexed;
+pub mod decode_raw;
 pub mod flags;
 pub mod indexed;
+pub mod md5;
 pub mod memprof;
+pub mod model;
+pub mod proftext;
 pub mod raw;
 pub mod text;
 
 use crate::detect::{Detection, Format};
 use crate::dump::Node;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     if let Some(d) = raw::sniff(data)? {
@@ -29,4 +35,20 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
         Format::InstrProfIndexed => indexed::dump(data, detection),
         _ => memprof::dump(data, detection),
     }
+}
+
+/// Decodes a raw or indexed profile into the model. `binary` is the instrumented
+/// ELF, needed (and only used) for correlated raw profiles.
+pub fn decode(data: &[u8], binary: Option<&[u8]>) -> Result<model::Profile> {
+    if raw::magic_of(data).is_some() {
+        let correlation = match binary {
+            Some(elf) => Some(correlate::from_elf(elf, data)?),
+            None => None,
+        };
+        return decode_raw::decode(data, correlation.as_ref());
+    }
+    if data.starts_with(&indexed::MAGIC.to_le_bytes()) {
+        return decode_indexed::decode(data);
+    }
+    Err(Error::malformed(0, "expected a raw or indexed instrprof profile"))
 }

@@ -30,7 +30,7 @@ use crate::read::{Endian, Reader};
 pub const MAGIC_64: u64 = 0xff6c_7072_6f66_7281;
 pub const MAGIC_32: u64 = 0xff6c_7072_6f66_5281;
 
-fn magic_of(data: &[u8]) -> Option<(Endian, u8)> {
+pub(crate) fn magic_of(data: &[u8]) -> Option<(Endian, u8)> {
     let head = data.get(..8)?;
     let mut magic = [0u8; 8];
     magic.copy_from_slice(head);
@@ -54,7 +54,7 @@ pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
 }
 
 /// The header fields after Magic and Version, per raw version (`__llvm_profile_header`).
-fn header_fields(version: u64) -> Option<&'static [&'static str]> {
+pub(crate) fn header_fields(version: u64) -> Option<&'static [&'static str]> {
     Some(match version {
         5 => &[
             "NumData",
@@ -157,7 +157,7 @@ struct Header {
 }
 
 /// The largest `ValueKindLast` we accept; LLVM has 3 kinds (0..=2).
-const MAX_VALUE_KIND_LAST: u64 = 15;
+pub(crate) const MAX_VALUE_KIND_LAST: u64 = 15;
 
 fn read_header(r: &mut Reader<'_>, bits: u8) -> Result<(Header, Node)> {
     let start = r.offset();
@@ -250,16 +250,16 @@ fn take_region(
 }
 
 /// Field layout of one data record (`__llvm_profile_data`).
-struct RecordLayout {
-    ptr: u64,
-    sites: u64,
-    uniform: bool,
-    bitmap: bool,
-    size: u64,
+pub(crate) struct RecordLayout {
+    pub(crate) ptr: u64,
+    pub(crate) sites: u64,
+    pub(crate) uniform: bool,
+    pub(crate) bitmap: bool,
+    pub(crate) size: u64,
 }
 
 impl RecordLayout {
-    fn new(version: u64, bits: u8, value_kind_last: u64) -> Self {
+    pub(crate) fn new(version: u64, bits: u8, value_kind_last: u64) -> Self {
         let ptr: u64 = if bits == 32 { 4 } else { 8 };
         let uniform = version >= 11;
         let bitmap = version >= 9;
