@@ -4,7 +4,13 @@
 //! everywhere in small files. Each must be an error with an offset inside the
 //! input (or a successful decode); never a panic or a runaway allocation.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
 
 use std::path::{Path, PathBuf};
 
