@@ -11,6 +11,9 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 step "setup"
 bash scripts/setup.sh --browser
 
+step "rustfmt"
+cargo fmt --all --check
+
 step "cargo test (native)"
 # The web crates' native parts (reducer, layout, worker sessions) run here too;
 # their browser-only parts compile for wasm32 only.

@@ -347,3 +347,30 @@ fn bit_flips_never_panic_and_keep_tiling() {
         }
     }
 }
+
+fn child<'a>(node: &'a Node, label: &str) -> &'a Node {
+    node.children.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("no {label} in {}", node.label))
+}
+
+#[test]
+fn perf_file_dump_matches_perf_report_header() {
+    // Values from `perf report --header-only` (cprog.fp.perf.data.header.txt).
+    let bytes = read("bolt-perf/cprog/cprog.fp.perf.data");
+    let root = check_dump("cprog.fp", &bytes).unwrap();
+    let data = child(&root, "data");
+    assert_eq!((data.start, data.end - data.start), (264, 40360)); // data offset, data size
+    assert_eq!(child(&root, "feature sections").start, 40624); // feat offset
+    assert_eq!(child(&root, "feature HOSTNAME").value.as_deref(), Some("vm"));
+    assert_eq!(child(&root, "feature OSRELEASE").value.as_deref(), Some("6.18.44-fc-v657"));
+    assert_eq!(child(&root, "feature VERSION").value.as_deref(), Some("6.1.192"));
+    assert_eq!(child(&root, "feature CPUID").value.as_deref(), Some("AuthenticAMD,25,17,1"));
+    // event: id = { 2545, 2546 }, type = 1, size = 128, sample_type = IP|TID|TIME|CALLCHAIN|PERIOD
+    assert_eq!(child(&root, "ids of attr 0").value.as_deref(), Some("2"));
+    let attr = child(child(child(&root, "attrs"), "attr 0"), "perf_event_attr");
+    assert_eq!(child(attr, "type").value.as_deref(), Some("1"));
+    assert_eq!(child(attr, "size").value.as_deref(), Some("128"));
+    assert_eq!(child(attr, "sample_type").value.as_deref(), Some("0x127"));
+    // perf reserved two feature slots it did not fill; they are named, not "unparsed".
+    assert_eq!(child(&root, "unused feature slots").value.as_deref(), Some("2"));
+    assert!(root.children.iter().all(|c| c.label != "unparsed"));
+}

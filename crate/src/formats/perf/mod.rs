@@ -219,8 +219,20 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
                 root.children.push(node);
             }
         }
-        let table = Node::new("feature sections", table_start, table_start.saturating_add(table_len));
-        root.children.push(table.with_children(entries));
+        let table_end = table_start.saturating_add(table_len);
+        root.children.push(Node::new("feature sections", table_start, table_end).with_children(entries));
+        // perf sizes the table before writing the features and drops those that fail
+        // to write, leaving their slots zeroed between the table and the first section.
+        let first_section = root.children.iter().map(|c| c.start).filter(|&s| s >= table_end).min().unwrap_or(len);
+        let slack = usize::try_from(table_end)
+            .ok()
+            .zip(usize::try_from(first_section).ok())
+            .and_then(|(s, e)| data.get(s..e))
+            .unwrap_or(&[]);
+        if !slack.is_empty() && slack.len() % 16 == 0 && slack.iter().all(|&b| b == 0) {
+            let slots = slack.len() / 16;
+            root.children.push(Node::leaf("unused feature slots", table_end, first_section, slots));
+        }
     }
     Ok(root)
 }
