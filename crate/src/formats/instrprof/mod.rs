@@ -6,6 +6,7 @@
 pub mod correlate;
 pub mod decode_indexed;
 pub mod decode_raw;
+pub mod decode_text;
 pub mod flags;
 pub mod indexed;
 pub mod md5;
@@ -37,7 +38,7 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     }
 }
 
-/// Decodes a raw or indexed profile into the model. `binary` is the instrumented
+/// Decodes a raw, indexed or text profile into the model. `binary` is the instrumented
 /// ELF, needed (and only used) for correlated raw profiles.
 pub fn decode(data: &[u8], binary: Option<&[u8]>) -> Result<model::Profile> {
     if raw::magic_of(data).is_some() {
@@ -50,5 +51,8 @@ pub fn decode(data: &[u8], binary: Option<&[u8]>) -> Result<model::Profile> {
     if data.starts_with(&indexed::MAGIC.to_le_bytes()) {
         return decode_indexed::decode(data);
     }
-    Err(Error::malformed(0, "expected a raw or indexed instrprof profile"))
+    if matches!(crate::detect::detect(data).map(|d| d.format), Ok(Format::InstrProfText)) {
+        return decode_text::decode(data);
+    }
+    Err(Error::malformed(0, "expected a raw, indexed or text instrprof profile"))
 }
