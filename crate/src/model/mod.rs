@@ -1,0 +1,17 @@
+//! What views consume, whatever format it came from: a function table, a profile
+//! summary, one function's detail.
+//!
+//! Each format adds an adapter module that fills these from its decoded model
+//! ([`instrprof`] for raw and indexed instrumentation profiles). Columns a format
+//! lacks stay `None`, so sample profiles and perf symbol tables can feed the same
+//! [`FunctionTable`].
+
+pub mod demangle;
+pub mod detail;
+pub mod functions;
+pub mod instrprof;
+pub mod summary;
+
+pub use detail::FunctionDetail;
+pub use functions::{Column, FunctionTable, Stats};
+pub use summary::{Summary, SummaryBuilder, SummaryEntry};

@@ -1,0 +1,148 @@
+//! The profile summary `llvm-profdata show --detailed-summary` prints, computed the
+//! way LLVM's `ProfileSummaryBuilder` computes it (LLVM 13–22 agree):
+//!
+//! - every record adds its first counter as an *entry* count (function count,
+//!   `Maximum function count`) and the others as *internal* counts (`Maximum
+//!   internal block count`); every count goes into the total, the maximum, the
+//!   number of counts, and a histogram of count → how many times it occurs;
+//! - for each cutoff `c` (parts per million of the total), the *desired* sum is
+//!   `total × c / 1_000_000` (exact, 128-bit); counts are taken from the largest
+//!   down, one histogram bucket at a time, until their sum reaches it; the entry
+//!   is the last count taken (`MinCount`) and how many counts were taken
+//!   (`NumCounts`). Later cutoffs continue from where the previous one stopped.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+/// `ProfileSummaryBuilder::DefaultCutoffs`, in parts per million.
+pub const DEFAULT_CUTOFFS: [u32; 16] = [
+    10_000, 100_000, 200_000, 300_000, 400_000, 500_000, 600_000, 700_000, 800_000, 900_000, 950_000, 990_000, 999_000,
+    999_900, 999_990, 999_999,
+];
+
+/// `ProfileSummary::Scale`: cutoffs are parts of this.
+pub const SCALE: u32 = 1_000_000;
+
+/// One line of the detailed summary: the counts at or above `min_count` make up at
+/// least `cutoff` (per million) of the total, and there are `num_counts` of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SummaryEntry {
+    pub cutoff: u32,
+    pub min_count: u64,
+    pub num_counts: u64,
+}
+
+/// A profile's summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub num_functions: u64,
+    /// How many counts (blocks, counters) there are, zeros included.
+    pub num_counts: u64,
+    pub total_count: u128,
+    pub max_count: u64,
+    /// The largest first (entry) counter.
+    pub max_function_count: u64,
+    /// The largest counter other than a first one.
+    pub max_internal_count: u64,
+    /// One entry per [`DEFAULT_CUTOFFS`] value, in that order.
+    pub detailed: Vec<SummaryEntry>,
+}
+
+/// Collects counts, then computes the [`Summary`].
+#[derive(Clone, Debug, Default)]
+pub struct SummaryBuilder {
+    summary: Summary,
+    /// Count → how often it occurs.
+    frequencies: BTreeMap<u64, u64>,
+}
+
+impl SummaryBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn add_count(&mut self, count: u64) {
+        let s = &mut self.summary;
+        s.total_count = s.total_count.saturating_add(u128::from(count));
+        s.max_count = s.max_count.max(count);
+        s.num_counts = s.num_counts.saturating_add(1);
+        let seen = self.frequencies.entry(count).or_insert(0);
+        *seen = seen.saturating_add(1);
+    }
+
+    /// A function's entry count: it counts as a function.
+    pub fn add_entry_count(&mut self, count: u64) {
+        self.add_count(count);
+        self.summary.num_functions = self.summary.num_functions.saturating_add(1);
+        self.summary.max_function_count = self.summary.max_function_count.max(count);
+    }
+
+    pub fn add_internal_count(&mut self, count: u64) {
+        self.add_count(count);
+        self.summary.max_internal_count = self.summary.max_internal_count.max(count);
+    }
+
+    /// An instrumentation record: the first counter is the entry count.
+    pub fn add_counters(&mut self, counters: &[u64]) {
+        let mut it = counters.iter();
+        if let Some(&entry) = it.next() {
+            self.add_entry_count(entry);
+        }
+        for &c in it {
+            self.add_internal_count(c);
+        }
+    }
+
+    /// The summary, with the detailed summary for [`DEFAULT_CUTOFFS`].
+    pub fn finish(self) -> Summary {
+        let SummaryBuilder { mut summary, frequencies } = self;
+        let mut buckets = frequencies.iter().rev();
+        let mut taken: u128 = 0;
+        let mut counts_seen: u64 = 0;
+        let mut count: u64 = 0;
+        for cutoff in DEFAULT_CUTOFFS {
+            // total < 2^128 / 2^20 unless the file is absurd; saturate rather than wrap.
+            let desired = summary.total_count.saturating_mul(u128::from(cutoff)).checked_div(u128::from(SCALE));
+            let desired = desired.unwrap_or(0);
+            while taken < desired {
+                let Some((&c, &freq)) = buckets.next() else { break };
+                count = c;
+                taken = taken.saturating_add(u128::from(c).saturating_mul(u128::from(freq)));
+                counts_seen = counts_seen.saturating_add(freq);
+            }
+            summary.detailed.push(SummaryEntry { cutoff, min_count: count, num_counts: counts_seen });
+        }
+        summary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detailed_summary_takes_whole_buckets_from_the_top() {
+        let mut b = SummaryBuilder::new();
+        b.add_counters(&[100, 50, 50, 0]);
+        b.add_counters(&[10]);
+        let s = b.finish();
+        assert_eq!(
+            (s.num_functions, s.num_counts, s.total_count, s.max_count, s.max_function_count, s.max_internal_count),
+            (2, 5, 210, 100, 100, 50)
+        );
+        // 1%..40% need at most 84: 100 alone.
+        assert_eq!(s.detailed[0], SummaryEntry { cutoff: 10_000, min_count: 100, num_counts: 1 });
+        assert_eq!(s.detailed[4], SummaryEntry { cutoff: 400_000, min_count: 100, num_counts: 1 });
+        // 50% (105) takes both 50s at once.
+        assert_eq!(s.detailed[5], SummaryEntry { cutoff: 500_000, min_count: 50, num_counts: 3 });
+        // 99.9999% of 210 is 209 (rounded down): reached with the 10.
+        assert_eq!(s.detailed[15], SummaryEntry { cutoff: 999_999, min_count: 10, num_counts: 4 });
+    }
+
+    #[test]
+    fn empty_profile() {
+        let s = SummaryBuilder::new().finish();
+        assert_eq!(s.detailed.len(), 16);
+        assert!(s.detailed.iter().all(|e| e.min_count == 0 && e.num_counts == 0));
+    }
+}
