@@ -115,7 +115,7 @@ pub fn decode(data: &[u8]) -> Result<Profile> {
             o.value = r.u64("section offset")?;
         }
     }
-    let [hash, _memprof, binary_ids, traces, vtable_names] = offsets;
+    let [hash, memprof, binary_ids, traces, vtable_names] = offsets;
     let mut r = file.seek_clone(header_size(version), "end of header")?;
     if version >= 4 {
         skip_summary(&mut r)?;
@@ -159,6 +159,9 @@ pub fn decode(data: &[u8]) -> Result<Profile> {
         left = left.saturating_sub(u64::from(items));
     }
 
+    if version >= 8 && word & flags::MEMPROF != 0 {
+        profile.memprof = Some(super::decode_memprof::decode_indexed(&file, memprof.value, memprof.field)?);
+    }
     if version >= 9 && binary_ids.value != 0 {
         let mut b = at(&file, binary_ids, 8, "BinaryIdOffset inside the file")?;
         let size_at = b.offset();

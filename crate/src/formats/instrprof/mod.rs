@@ -5,12 +5,14 @@
 
 pub mod correlate;
 pub mod decode_indexed;
+pub mod decode_memprof;
 pub mod decode_raw;
 pub mod decode_text;
 pub mod flags;
 pub mod indexed;
 pub mod md5;
 pub mod memprof;
+pub mod memprof_model;
 pub mod model;
 pub mod proftext;
 pub mod raw;

@@ -155,6 +155,8 @@ pub struct Profile {
     /// Records dropped because they disagreed with an earlier record of the same
     /// name and hash (counter or bitmap count mismatch).
     pub dropped: u64,
+    /// The MemProf section of an indexed profile (version 8+ with the MemProf flag).
+    pub memprof: Option<super::memprof_model::IndexedMemProf>,
     index: BTreeMap<(Vec<u8>, u64), usize>,
 }
 
