@@ -146,7 +146,9 @@ fn export(args: &[String]) -> Result<(), String> {
     let elf = binary.map(|b| read(b)).transpose()?;
     let profile =
         pgolens::formats::instrprof::decode(&input.data, elf.as_deref()).map_err(|e| format!("{path}: {e}"))?;
-    let text = pgolens::formats::instrprof::proftext::to_string(&profile);
+    // Streamed: the text of a large profile is as large as the file.
     let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(io_error)
+    pgolens::formats::instrprof::proftext::write_chunks(&profile, 1 << 20, &mut |b| out.write_all(b))
+        .and_then(|()| out.flush())
+        .map_err(io_error)
 }

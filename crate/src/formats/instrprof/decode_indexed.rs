@@ -63,11 +63,9 @@ fn read_records(mut d: Reader<'_>, name: &[u8], version: u64, profile: &mut Prof
         if count > d.remaining() as u64 / 8 {
             return Err(Error::invalid(count_at, "NumCounters that fit in the record", count));
         }
-        let mut function = Function { name: name.to_vec(), hash, ..Function::default() };
-        function.counters.reserve(usize::try_from(count).unwrap_or(0));
-        for _ in 0..count {
-            function.counters.push(d.u64("counter")?);
-        }
+        let counters = d.bytes(count.saturating_mul(8), "counters")?;
+        let counters = counters.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+        let mut function = Function { name: name.to_vec(), hash, counters, ..Function::default() };
         if version >= 11 {
             let bytes_at = d.offset();
             let n = d.u64("NumBitmapBytes")?;

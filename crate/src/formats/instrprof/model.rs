@@ -7,7 +7,6 @@
 //! per value), and every value site is ordered by descending count, ties in the
 //! order the values arrived (`InstrProfWriter::addRecord`, `sortValueData`).
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::flags;
@@ -157,7 +156,6 @@ pub struct Profile {
     pub dropped: u64,
     /// The MemProf section of an indexed profile (version 8+ with the MemProf flag).
     pub memprof: Option<super::memprof_model::IndexedMemProf>,
-    index: BTreeMap<(Vec<u8>, u64), usize>,
 }
 
 impl Profile {
@@ -201,64 +199,161 @@ impl Profile {
         self.has(flags::MEMPROF)
     }
 
-    /// Adds a record, merging it into an earlier one with the same name and hash.
-    pub fn add(&mut self, mut function: Function) {
-        let key = (function.name.clone(), function.hash);
-        match self.index.get(&key).and_then(|&i| self.functions.get_mut(i)) {
-            Some(existing) => {
-                if existing.merge(function) {
-                    existing.sort_value_data();
-                } else {
-                    self.dropped = self.dropped.saturating_add(1);
+    /// Adds a record. Records with the same name and hash are merged by [`finish`],
+    /// in the order they were added.
+    ///
+    /// [`finish`]: Profile::finish
+    pub fn add(&mut self, function: Function) {
+        self.functions.push(function);
+    }
+
+    /// Sorts the records by (name, hash) and merges each later record with the
+    /// same key into the first; decoders call it once at the end.
+    pub fn finish(&mut self) {
+        // Sorting indices by (key, arrival) keeps the merge order of
+        // `InstrProfWriter::addRecord` without a map lookup per record, and
+        // moves each record once (the permutation is applied in place).
+        let mut order: Vec<usize> = (0..self.functions.len()).collect();
+        let functions = &self.functions;
+        order.sort_unstable_by(|&a, &b| match (functions.get(a), functions.get(b)) {
+            (Some(x), Some(y)) => (&x.name, x.hash, a).cmp(&(&y.name, y.hash, b)),
+            _ => a.cmp(&b),
+        });
+        // Position `j` receives the record at `order[j]`; each cycle of the
+        // permutation is rotated with swaps, and done positions point at themselves.
+        for start in 0..order.len() {
+            let mut j = start;
+            while let Some(slot) = order.get_mut(j) {
+                let k = core::mem::replace(slot, j);
+                if k == start || k == j {
+                    break;
                 }
-            }
-            None => {
-                function.sort_value_data();
-                self.index.insert(key, self.functions.len());
-                self.functions.push(function);
+                if j < self.functions.len() && k < self.functions.len() {
+                    self.functions.swap(j, k);
+                }
+                j = k;
             }
         }
+        for f in &mut self.functions {
+            f.sort_value_data();
+        }
+        let mut dropped = 0u64;
+        // `dedup_by` hands (later, earlier kept) pairs: merge the later into the kept one.
+        self.functions.dedup_by(|later, first| {
+            if later.name != first.name || later.hash != first.hash {
+                return false;
+            }
+            if first.merge(core::mem::take(later)) {
+                first.sort_value_data();
+            } else {
+                dropped = dropped.saturating_add(1);
+            }
+            true
+        });
+        self.dropped = self.dropped.saturating_add(dropped);
     }
 
-    /// Sorts the records by (name, hash); decoders call it once at the end.
-    pub fn finish(&mut self) {
-        self.functions.sort_by(|a, b| (&a.name, a.hash).cmp(&(&b.name, b.hash)));
-        self.index = self.functions.iter().enumerate().map(|(i, f)| ((f.name.clone(), f.hash), i)).collect();
-    }
-
-    /// The record with this name and hash.
+    /// The record with this name and hash (after [`finish`](Profile::finish)).
     pub fn function(&self, name: &[u8], hash: u64) -> Option<&Function> {
-        self.index.get(&(name.to_vec(), hash)).and_then(|&i| self.functions.get(i))
+        let i = self.functions.binary_search_by(|f| (f.name.as_slice(), f.hash).cmp(&(name, hash))).ok()?;
+        self.functions.get(i)
     }
 
     /// A table from MD5 name hash to name, over every function name (and its
     /// canonical form) and, with `vtables`, every vtable name.
     pub fn symtab(&self, vtables: bool) -> Symtab<'_> {
-        let mut map = BTreeMap::new();
+        let mut symtab = Symtab::with_capacity(self.functions.len().saturating_add(self.vtable_names.len()));
         for f in &self.functions {
-            map.entry(name_ref(&f.name)).or_insert(f.name.as_slice());
+            symtab.insert(name_ref(&f.name), &f.name);
             let canonical = canonical_name(&f.name);
             if canonical.len() != f.name.len() {
-                map.entry(name_ref(canonical)).or_insert(f.name.as_slice());
+                symtab.insert(name_ref(canonical), &f.name);
             }
         }
         if vtables {
             for v in &self.vtable_names {
-                map.entry(name_ref(v)).or_insert(v.as_slice());
+                symtab.insert(name_ref(v), v);
             }
         }
-        Symtab { map }
+        symtab
     }
 }
 
-/// MD5 name hash → name.
+/// The slot a hash starts probing at.
+#[allow(clippy::cast_possible_truncation)] // only the low bits pick the slot
+fn slot(hash: u64, mask: usize) -> usize {
+    hash as usize & mask
+}
+
+/// MD5 name hash → name: an open-addressing table, as the hashes are already
+/// uniformly spread and a lookup per value-profile target must cost one cache
+/// miss, not the twenty of a binary search or a B-tree walk.
 pub struct Symtab<'a> {
-    map: BTreeMap<u64, &'a [u8]>,
+    /// Power-of-two many slots of (hash, 1 + index into `names`); 0 marks a free slot.
+    slots: Vec<(u64, usize)>,
+    names: Vec<&'a [u8]>,
 }
 
 impl<'a> Symtab<'a> {
+    fn with_capacity(n: usize) -> Self {
+        // At most half full (names plus canonical forms may double `n`), so probes stay short.
+        let len = n.saturating_mul(4).max(16).checked_next_power_of_two().unwrap_or(usize::MAX / 2 + 1);
+        Symtab { slots: alloc::vec![(0, 0); len], names: Vec::with_capacity(n) }
+    }
+
+    fn mask(&self) -> usize {
+        self.slots.len().saturating_sub(1)
+    }
+
+    /// Adds `name` under `hash` unless the hash already has a name: the first wins.
+    fn insert(&mut self, hash: u64, name: &'a [u8]) {
+        if self.names.len().saturating_mul(2) >= self.slots.len() {
+            self.grow();
+        }
+        let mask = self.mask();
+        let mut i = slot(hash, mask);
+        while let Some(slot) = self.slots.get_mut(i) {
+            if slot.1 == 0 {
+                self.names.push(name);
+                *slot = (hash, self.names.len());
+                return;
+            }
+            if slot.0 == hash {
+                return;
+            }
+            i = i.wrapping_add(1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let len = self.slots.len().saturating_mul(2).max(16);
+        let old = core::mem::replace(&mut self.slots, alloc::vec![(0, 0); len]);
+        let mask = self.mask();
+        for (hash, index) in old.into_iter().filter(|s| s.1 != 0) {
+            let mut i = slot(hash, mask);
+            while let Some(slot) = self.slots.get_mut(i) {
+                if slot.1 == 0 {
+                    *slot = (hash, index);
+                    break;
+                }
+                i = i.wrapping_add(1) & mask;
+            }
+        }
+    }
+
     pub fn get(&self, hash: u64) -> Option<&'a [u8]> {
-        self.map.get(&hash).copied()
+        let mask = self.mask();
+        let mut i = slot(hash, mask);
+        loop {
+            let &(h, index) = self.slots.get(i)?;
+            if index == 0 {
+                return None;
+            }
+            if h == hash {
+                return self.names.get(index.wrapping_sub(1)).copied();
+            }
+            i = i.wrapping_add(1) & mask;
+        }
     }
 }
 

@@ -23,6 +23,7 @@
 //! no name print as empty strings.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
 use super::model::{Profile, IPVK_INDIRECT_CALL_TARGET, IPVK_VTABLE_TARGET};
@@ -48,80 +49,232 @@ impl fmt::Display for Name<'_> {
     }
 }
 
-pub fn write(profile: &Profile, out: &mut impl Write) -> fmt::Result {
+/// The output buffer. Everything pushed is UTF-8 (names go through [`Name`]
+/// unless they already are), so the bytes always make a `String`; integers are
+/// formatted by hand, as `core::fmt` costs more than the rest of the writer.
+/// Receives the text piece by piece.
+type Sink<'s> = &'s mut dyn FnMut(&[u8]);
+
+struct Out<'s> {
+    buf: Vec<u8>,
+    /// Where full buffers go when the text is streamed; `None` keeps everything.
+    sink: Option<Sink<'s>>,
+    flush_at: usize,
+}
+
+impl<'s> Out<'s> {
+    fn new(buf: Vec<u8>) -> Self {
+        Out { buf, sink: None, flush_at: usize::MAX }
+    }
+
+    /// Hands the buffer to the sink, if there is one.
+    fn flush(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            sink(&self.buf);
+            self.buf.clear();
+        }
+    }
+
+    /// Called between records: flushes a full buffer.
+    fn record_done(&mut self) {
+        if self.buf.len() >= self.flush_at {
+            self.flush();
+        }
+    }
+
+    fn str(&mut self, s: &str) {
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    fn name(&mut self, name: &[u8]) {
+        if name.is_ascii() || core::str::from_utf8(name).is_ok() {
+            self.buf.extend_from_slice(name);
+        } else {
+            let mut s = String::new();
+            // Writing into a String cannot fail.
+            let _ = write!(s, "{}", Name(name));
+            self.str(&s);
+        }
+    }
+
+    /// `n` in decimal, two digits at a time.
+    fn u64(&mut self, mut n: u64) {
+        const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+            2021222324252627282930313233343536373839\
+            4041424344454647484950515253545556575859\
+            6061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899";
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        while n >= 10 {
+            // `n % 100` < 100, so the pair index stays inside the table.
+            let pair = usize::from(u8::try_from(n % 100).unwrap_or(0)).saturating_mul(2);
+            n /= 100;
+            at = at.saturating_sub(2);
+            if let (Some(d), Some(p)) =
+                (digits.get_mut(at..at.saturating_add(2)), PAIRS.get(pair..pair.saturating_add(2)))
+            {
+                d.copy_from_slice(p);
+            }
+        }
+        if n > 0 || at == digits.len() {
+            at = at.saturating_sub(1);
+            if let Some(d) = digits.get_mut(at) {
+                // `n` < 10 here.
+                *d = b'0'.wrapping_add(u8::try_from(n).unwrap_or(0));
+            }
+        }
+        // The top pair was taken from a number of at least 10: no leading zero.
+        self.buf.extend_from_slice(digits.get(at..).unwrap_or_default());
+    }
+
+    /// `n` in decimal, then a newline.
+    fn line(&mut self, n: u64) {
+        self.u64(n);
+        self.buf.push(b'\n');
+    }
+
+    /// `{b:#x}`: `0x`, then lowercase hex digits without padding.
+    fn hex_byte(&mut self, b: u8) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        self.str("0x");
+        if b >= 16 {
+            self.buf.push(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'));
+        }
+        self.buf.push(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'));
+    }
+}
+
+/// About how many bytes the text takes, to reserve the output once.
+fn estimate(profile: &Profile) -> usize {
+    profile.functions.iter().fold(0usize, |n, f| {
+        let values: usize = f.sites.iter().flatten().map(Vec::len).sum();
+        n.saturating_add(f.name.len())
+            .saturating_add(80)
+            .saturating_add(f.counters.len().saturating_mul(8))
+            .saturating_add(f.bitmap.len().saturating_mul(5))
+            .saturating_add(values.saturating_mul(32))
+    })
+}
+
+fn write_all(profile: &Profile, out: &mut Out) {
     if profile.is_context_sensitive() {
-        out.write_str("# CSIR level Instrumentation Flag\n:csir\n")?;
+        out.str("# CSIR level Instrumentation Flag\n:csir\n");
     } else if profile.is_ir() {
-        out.write_str("# IR level Instrumentation Flag\n:ir\n")?;
+        out.str("# IR level Instrumentation Flag\n:ir\n");
     }
     if profile.is_entry_first() {
-        out.write_str("# Always instrument the function entry block\n:entry_first\n")?;
+        out.str("# Always instrument the function entry block\n:entry_first\n");
     }
     if profile.is_loop_entries() {
-        out.write_str("# Always instrument the loop entry blocks\n:instrument_loop_entries\n")?;
+        out.str("# Always instrument the loop entry blocks\n:instrument_loop_entries\n");
     }
     if profile.is_byte_coverage() {
-        out.write_str("# Instrument block coverage\n:single_byte_coverage\n")?;
+        out.str("# Instrument block coverage\n:single_byte_coverage\n");
     }
     let symtab = profile.symtab(false);
     if profile.is_temporal() {
-        out.write_str(":temporal_prof_traces\n")?;
-        write!(out, "# Num Temporal Profile Traces:\n{}\n", profile.traces.len())?;
-        write!(out, "# Temporal Profile Trace Stream Size:\n{}\n", profile.trace_stream_size)?;
+        out.str(":temporal_prof_traces\n# Num Temporal Profile Traces:\n");
+        out.line(profile.traces.len() as u64);
+        out.str("# Temporal Profile Trace Stream Size:\n");
+        out.line(profile.trace_stream_size);
         for trace in &profile.traces {
-            write!(out, "# Weight:\n{}\n", trace.weight)?;
+            out.str("# Weight:\n");
+            out.line(trace.weight);
             for &f in &trace.functions {
-                write!(out, "{},", Name(symtab.get(f).unwrap_or(b"")))?;
+                out.name(symtab.get(f).unwrap_or(b""));
+                out.str(",");
             }
-            out.write_str("\n")?;
+            out.str("\n");
         }
-        out.write_str("\n")?;
+        out.str("\n");
     }
     for f in &profile.functions {
-        write!(out, "{}\n# Func Hash:\n{}\n", Name(&f.name), f.hash)?;
-        write!(out, "# Num Counters:\n{}\n# Counter Values:\n", f.counters.len())?;
-        for c in &f.counters {
-            writeln!(out, "{c}")?;
+        out.name(&f.name);
+        out.str("\n# Func Hash:\n");
+        out.line(f.hash);
+        out.str("# Num Counters:\n");
+        out.line(f.counters.len() as u64);
+        out.str("# Counter Values:\n");
+        for &c in &f.counters {
+            out.line(c);
         }
         if !f.bitmap.is_empty() {
-            write!(out, "# Num Bitmap Bytes:\n${}\n# Bitmap Byte Values:\n", f.bitmap.len())?;
-            for b in &f.bitmap {
-                writeln!(out, "{b:#x}")?;
+            out.str("# Num Bitmap Bytes:\n$");
+            out.line(f.bitmap.len() as u64);
+            out.str("# Bitmap Byte Values:\n");
+            for &b in &f.bitmap {
+                out.hex_byte(b);
+                out.str("\n");
             }
-            out.write_str("\n")?;
+            out.str("\n");
         }
         if f.num_value_kinds() == 0 {
-            out.write_str("\n")?;
+            out.str("\n");
+            out.record_done();
             continue;
         }
-        write!(out, "# Num Value Kinds:\n{}\n", f.num_value_kinds())?;
+        out.str("# Num Value Kinds:\n");
+        out.line(f.num_value_kinds() as u64);
         for (kind, (sites, kind_name)) in f.sites.iter().zip(KIND_NAMES).enumerate() {
             if sites.is_empty() {
                 continue;
             }
-            write!(out, "# ValueKind = {kind_name}:\n{kind}\n# NumValueSites:\n{}\n", sites.len())?;
+            out.str("# ValueKind = ");
+            out.str(kind_name);
+            out.str(":\n");
+            out.line(kind as u64);
+            out.str("# NumValueSites:\n");
+            out.line(sites.len() as u64);
             for site in sites {
-                writeln!(out, "{}", site.len())?;
+                out.line(site.len() as u64);
                 for v in site {
                     match kind {
                         IPVK_INDIRECT_CALL_TARGET | IPVK_VTABLE_TARGET => match symtab.get(v.value) {
-                            Some(name) => writeln!(out, "{}:{}", Name(name), v.count)?,
-                            None => writeln!(out, "{EXTERNAL_SYMBOL}:{}", v.count)?,
+                            Some(name) => out.name(name),
+                            None => out.str(EXTERNAL_SYMBOL),
                         },
-                        _ => writeln!(out, "{}:{}", v.value, v.count)?,
+                        _ => out.u64(v.value),
                     }
+                    out.str(":");
+                    out.line(v.count);
                 }
             }
         }
-        out.write_str("\n")?;
+        out.str("\n");
+        out.record_done();
     }
-    Ok(())
+}
+
+pub fn write(profile: &Profile, out: &mut impl fmt::Write) -> fmt::Result {
+    out.write_str(&to_string(profile))
+}
+
+/// The text form in pieces of about `chunk` bytes, each handed to `sink` as
+/// soon as it is written, so the whole text is never held at once.
+pub fn write_chunks<E>(profile: &Profile, chunk: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+    let mut error = None;
+    let mut forward = |bytes: &[u8]| {
+        if error.is_none() {
+            error = sink(bytes).err();
+        }
+    };
+    let buf = Vec::with_capacity(chunk.saturating_add(4096));
+    let mut out = Out { buf, sink: Some(&mut forward), flush_at: chunk };
+    write_all(profile, &mut out);
+    out.flush();
+    drop(out);
+    error.map_or(Ok(()), Err)
+}
+
+/// The text form as bytes (always UTF-8).
+pub fn to_bytes(profile: &Profile) -> Vec<u8> {
+    let mut out = Out::new(Vec::with_capacity(estimate(profile)));
+    write_all(profile, &mut out);
+    out.buf
 }
 
 /// The text form as a `String`.
 pub fn to_string(profile: &Profile) -> String {
-    let mut s = String::new();
-    // Writing into a String cannot fail.
-    let _ = write(profile, &mut s);
-    s
+    String::from_utf8(to_bytes(profile)).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
