@@ -10,7 +10,10 @@ use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
 
-use crate::state::{Action, DocId, NodeInfo, Request, Summary};
+use crate::state::{
+    Action, CutoffEntry, DocId, FnColumn, FnDetail, FnQuery, FnRow, FnSite, FnTarget, FnTrace, NodeInfo,
+    ProfileSummary, Request, Summary,
+};
 
 /// Where the build puts the worker's module, relative to the page.
 const WORKER_URL: &str = "./worker/worker.js";
@@ -58,6 +61,22 @@ impl Bridge {
             Request::PathTo { doc, req, offset } => {
                 message("path_to", *doc, &[("req", num(*req)), ("offset", num(*offset))])?
             }
+            Request::Functions { doc, req, query, start, count } => message(
+                "functions",
+                *doc,
+                &[
+                    ("req", num(*req)),
+                    ("column", query.column.id().into()),
+                    ("descending", query.descending.into()),
+                    ("filter", query.filter.as_str().into()),
+                    ("start", num(*start)),
+                    ("count", num(*count)),
+                ],
+            )?,
+            Request::Summary { doc, req } => message("summary", *doc, &[("req", num(*req))])?,
+            Request::Function { doc, req, row } => {
+                message("function", *doc, &[("req", num(*req)), ("row", (*row).into())])?
+            }
             Request::Close { doc } => message("close", *doc, &[])?,
         };
         self.worker.post_message(&msg)
@@ -94,6 +113,11 @@ fn get_u64(obj: &JsValue, key: &str) -> Option<u64> {
     get(obj, key).as_f64().filter(|n| *n >= 0.0).map(|n| n as u64)
 }
 
+/// Counts travel as decimal strings (exact past 2^53).
+fn get_count(obj: &JsValue, key: &str) -> Option<u64> {
+    get_string(obj, key)?.parse().ok()
+}
+
 fn get_string(obj: &JsValue, key: &str) -> Option<String> {
     get(obj, key).as_string()
 }
@@ -118,6 +142,83 @@ fn node(obj: &JsValue) -> Option<NodeInfo> {
 
 fn nodes(list: &Array) -> Vec<NodeInfo> {
     list.iter().filter_map(|n| node(&n)).collect()
+}
+
+fn fn_row(obj: &JsValue) -> Option<FnRow> {
+    Some(FnRow {
+        id: u32::try_from(get_u64(obj, "id")?).ok()?,
+        name: get_string(obj, "name")?,
+        demangled: get_string(obj, "demangled"),
+        cs: get(obj, "cs").is_truthy(),
+        hash: get_string(obj, "hash"),
+        counters: get_count(obj, "counters"),
+        entry: get_count(obj, "entry"),
+        max: get_count(obj, "max"),
+        total: get_count(obj, "total"),
+        nonzero_ppm: get(obj, "nonzero").as_f64().map(|share| (share * 1e6).round() as u32),
+    })
+}
+
+fn profile_summary(obj: &JsValue) -> Option<ProfileSummary> {
+    if obj.is_null() || obj.is_undefined() {
+        return None;
+    }
+    Some(ProfileSummary {
+        functions: get_count(obj, "functions")?,
+        counts: get_count(obj, "counts")?,
+        total: get_string(obj, "total")?.parse().ok()?,
+        max_count: get_count(obj, "maxCount")?,
+        max_function: get_count(obj, "maxFunction")?,
+        max_internal: get_count(obj, "maxInternal")?,
+        detailed: get_array(obj, "detailed")
+            .iter()
+            .filter_map(|e| {
+                Some(CutoffEntry {
+                    cutoff: u32::try_from(get_u64(&e, "cutoff")?).ok()?,
+                    min_count: get_count(&e, "min")?,
+                    num_counts: get_count(&e, "counts")?,
+                })
+            })
+            .collect(),
+    })
+}
+
+fn fn_detail(obj: &JsValue) -> Option<FnDetail> {
+    Some(FnDetail {
+        id: u32::try_from(get_u64(obj, "id")?).ok()?,
+        name: get_string(obj, "name")?,
+        demangled: get_string(obj, "demangled"),
+        hash: get_string(obj, "hash"),
+        counters: get_array(obj, "counters").iter().filter_map(|c| c.as_string()?.parse().ok()).collect(),
+        bitmap: get_array(obj, "bitmap").iter().filter_map(|b| b.as_f64()).map(|b| b as u8).collect(),
+        sites: get_array(obj, "sites")
+            .iter()
+            .map(|site| FnSite {
+                kind: get_string(&site, "kind").unwrap_or_default(),
+                index: get_u64(&site, "index").unwrap_or(0) as u32,
+                targets: get_array(&site, "targets")
+                    .iter()
+                    .map(|t| {
+                        let name = get_string(&t, "name");
+                        let label = get_string(&t, "demangled")
+                            .or_else(|| name.clone())
+                            .or_else(|| get_string(&t, "value"))
+                            .unwrap_or_default();
+                        FnTarget { label, name, count: get_count(&t, "count").unwrap_or(0) }
+                    })
+                    .collect(),
+            })
+            .collect(),
+        traces: get_array(obj, "traces")
+            .iter()
+            .map(|t| FnTrace {
+                trace: get_u64(&t, "trace").unwrap_or(0) as u32,
+                weight: get_count(&t, "weight").unwrap_or(0),
+                position: get_u64(&t, "position").unwrap_or(0),
+                length: get_u64(&t, "length").unwrap_or(0),
+            })
+            .collect(),
+    })
 }
 
 /// One worker message as a reducer action; `None` for anything malformed.
@@ -159,6 +260,24 @@ fn decode(msg: &JsValue) -> Option<Action> {
             start: get_u64(msg, "start")?,
             data: get(msg, "bytes").dyn_into::<Uint8Array>().ok()?.to_vec(),
         },
+        "functions" => Action::FunctionsLoaded {
+            doc,
+            query: FnQuery {
+                column: FnColumn::ALL.into_iter().find(|c| get_string(msg, "column").as_deref() == Some(c.id()))?,
+                descending: get(msg, "descending").is_truthy(),
+                filter: get_string(msg, "filter").unwrap_or_default(),
+            },
+            total: get_u64(msg, "total")?,
+            matching: get_u64(msg, "matching")?,
+            start: get_u64(msg, "start")?,
+            rows: get_array(msg, "rows").iter().filter_map(|r| fn_row(&r)).collect(),
+        },
+        "summary" => Action::SummaryLoaded {
+            doc,
+            summary: profile_summary(&get(msg, "summary"))?,
+            cs_summary: profile_summary(&get(msg, "csSummary")),
+        },
+        "function" => Action::FunctionLoaded { doc, detail: fn_detail(&get(msg, "detail"))? },
         "error" => {
             let message = get_string(msg, "message").unwrap_or_else(|| String::from("unknown error"));
             match req {

@@ -51,17 +51,19 @@ pub enum Tab {
     Dump,
     FlameGraph,
     Functions,
+    Summary,
     Cfg,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 4] = [Tab::Dump, Tab::FlameGraph, Tab::Functions, Tab::Cfg];
+    pub const ALL: [Tab; 5] = [Tab::Dump, Tab::FlameGraph, Tab::Functions, Tab::Summary, Tab::Cfg];
 
     pub fn id(self) -> &'static str {
         match self {
             Tab::Dump => "dump",
             Tab::FlameGraph => "flame",
             Tab::Functions => "functions",
+            Tab::Summary => "summary",
             Tab::Cfg => "cfg",
         }
     }
@@ -71,6 +73,7 @@ impl Tab {
             Tab::Dump => "Dump",
             Tab::FlameGraph => "Flame graph",
             Tab::Functions => "Functions",
+            Tab::Summary => "Summary",
             Tab::Cfg => "CFG",
         }
     }
@@ -250,6 +253,184 @@ impl HexCache {
 /// little does not ask again.
 pub const HEX_MARGIN: u64 = 4096;
 
+/// A column of the function table (the worker's column ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FnColumn {
+    Name,
+    Hash,
+    Counters,
+    Entry,
+    Max,
+    Total,
+    NonZero,
+}
+
+impl FnColumn {
+    pub const ALL: [FnColumn; 7] = [
+        FnColumn::Name,
+        FnColumn::Hash,
+        FnColumn::Counters,
+        FnColumn::Entry,
+        FnColumn::Max,
+        FnColumn::Total,
+        FnColumn::NonZero,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            FnColumn::Name => "name",
+            FnColumn::Hash => "hash",
+            FnColumn::Counters => "counters",
+            FnColumn::Entry => "entry",
+            FnColumn::Max => "max",
+            FnColumn::Total => "total",
+            FnColumn::NonZero => "nonzero",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            FnColumn::Name => "Function",
+            FnColumn::Hash => "Hash",
+            FnColumn::Counters => "Counters",
+            FnColumn::Entry => "Entry",
+            FnColumn::Max => "Max",
+            FnColumn::Total => "Total",
+            FnColumn::NonZero => "Non-zero",
+        }
+    }
+
+    /// The direction a first click sorts in: names A→Z, numbers largest first.
+    pub fn default_descending(self) -> bool {
+        self != FnColumn::Name
+    }
+}
+
+/// One row of the function table as the worker sends it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FnRow {
+    pub id: u32,
+    pub name: String,
+    pub demangled: Option<String>,
+    pub cs: bool,
+    pub hash: Option<String>,
+    pub counters: Option<u64>,
+    pub entry: Option<u64>,
+    pub max: Option<u64>,
+    pub total: Option<u64>,
+    /// Share of non-zero counters, in parts per million.
+    pub nonzero_ppm: Option<u32>,
+}
+
+/// A sort order and filter: what a page of rows was asked for under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnQuery {
+    pub column: FnColumn,
+    pub descending: bool,
+    pub filter: String,
+}
+
+impl Default for FnQuery {
+    fn default() -> Self {
+        FnQuery { column: FnColumn::Total, descending: true, filter: String::new() }
+    }
+}
+
+/// A value site of a function, with its targets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnSite {
+    pub kind: String,
+    pub index: u32,
+    pub targets: Vec<FnTarget>,
+}
+
+/// A value seen at a site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnTarget {
+    /// The demangled name, the name, or the value (a size, or an unknown hash).
+    pub label: String,
+    /// The raw name of a named target.
+    pub name: Option<String>,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnTrace {
+    pub trace: u32,
+    pub weight: u64,
+    pub position: u64,
+    pub length: u64,
+}
+
+/// One function in full.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FnDetail {
+    pub id: u32,
+    pub name: String,
+    pub demangled: Option<String>,
+    pub hash: Option<String>,
+    pub counters: Vec<u64>,
+    pub bitmap: Vec<u8>,
+    pub sites: Vec<FnSite>,
+    pub traces: Vec<FnTrace>,
+}
+
+/// One line of the detailed summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CutoffEntry {
+    /// Parts per million of the total count.
+    pub cutoff: u32,
+    pub min_count: u64,
+    pub num_counts: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProfileSummary {
+    pub functions: u64,
+    pub counts: u64,
+    pub total: u128,
+    pub max_count: u64,
+    pub max_function: u64,
+    pub max_internal: u64,
+    pub detailed: Vec<CutoffEntry>,
+}
+
+/// The function table of a file: the query, the page of rows the page holds, the
+/// selection and its detail, and the summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Functions {
+    pub query: FnQuery,
+    /// Rows in the whole table, once known.
+    pub total: Option<u64>,
+    /// Rows matching the filter, once known.
+    pub matching: Option<u64>,
+    /// The held rows are `start..start + rows.len()` of the matching rows.
+    pub start: u64,
+    pub rows: Rc<Vec<FnRow>>,
+    /// The range asked for and not yet received, under the current query.
+    pub pending: Option<(u64, u64)>,
+    pub selected: Option<u32>,
+    pub detail: Option<Rc<FnDetail>>,
+    pub log_scale: bool,
+    pub summary: Option<Rc<(ProfileSummary, Option<ProfileSummary>)>>,
+    pub summary_asked: bool,
+}
+
+impl Functions {
+    pub fn row(&self, index: u64) -> Option<&FnRow> {
+        self.rows.get(usize::try_from(index.checked_sub(self.start)?).ok()?)
+    }
+
+    fn covers(&self, start: u64, end: u64) -> bool {
+        self.start <= start && end <= self.start.saturating_add(self.rows.len() as u64)
+    }
+}
+
+/// The function table asks for this many rows beyond the visible ones, each side.
+pub const FN_MARGIN: u64 = 64;
+/// Rows asked for before the table has measured itself.
+pub const FN_FIRST_PAGE: u64 = 64;
+
 /// One open file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Doc {
@@ -271,6 +452,7 @@ pub struct Doc {
     pub tree_focus: u64,
     /// The last failed request (expanding a node, finding an offset), shown as an alert.
     pub notice: Option<String>,
+    pub functions: Functions,
 }
 
 impl Doc {
@@ -292,6 +474,9 @@ pub enum Request {
     Children { doc: DocId, req: u64, path: Vec<u32> },
     Bytes { doc: DocId, req: u64, start: u64, end: u64 },
     PathTo { doc: DocId, req: u64, offset: u64 },
+    Functions { doc: DocId, req: u64, query: FnQuery, start: u64, count: u64 },
+    Summary { doc: DocId, req: u64 },
+    Function { doc: DocId, req: u64, row: u32 },
     Close { doc: DocId },
 }
 
@@ -332,6 +517,16 @@ pub enum Action {
     },
     /// Requests up to this sequence number were posted.
     Posted(u64),
+    /// A function-table header was clicked: sort by it (again: reverse).
+    SortFunctions(FnColumn),
+    FilterFunctions(String),
+    /// The function table shows matching rows `start..end`.
+    NeedFunctionRows {
+        start: u64,
+        end: u64,
+    },
+    SelectFunction(u32),
+    ToggleLogScale,
 
     // Replies from the worker.
     Progress {
@@ -371,6 +566,23 @@ pub enum Action {
         doc: DocId,
         req: u64,
         message: String,
+    },
+    FunctionsLoaded {
+        doc: DocId,
+        query: FnQuery,
+        total: u64,
+        matching: u64,
+        start: u64,
+        rows: Vec<FnRow>,
+    },
+    SummaryLoaded {
+        doc: DocId,
+        summary: ProfileSummary,
+        cs_summary: Option<ProfileSummary>,
+    },
+    FunctionLoaded {
+        doc: DocId,
+        detail: FnDetail,
     },
 }
 
@@ -422,6 +634,7 @@ impl State {
                     hex_focus: 0,
                     tree_focus: 0,
                     notice: None,
+                    functions: Functions::default(),
                 }));
                 if select || self.current.is_none() {
                     self.current = Some(id);
@@ -445,13 +658,53 @@ impl State {
                 }
                 true
             }
-            Action::SelectTab(tab) => self.with_current(|_, doc| {
-                let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&tab));
-                let changed = offered && doc.tab != tab;
-                if changed {
-                    doc.tab = tab;
+            Action::SelectTab(tab) => {
+                let changed = self.with_current(|_, doc| {
+                    let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&tab));
+                    let changed = offered && doc.tab != tab;
+                    if changed {
+                        doc.tab = tab;
+                    }
+                    changed
+                });
+                match tab {
+                    Tab::Functions => {
+                        self.need_function_rows(0, FN_FIRST_PAGE);
+                    }
+                    Tab::Summary => self.need_summary(),
+                    _ => {}
                 }
                 changed
+            }
+            Action::SortFunctions(column) => self.with_current(|state, doc| {
+                let f = &mut doc.functions;
+                let descending =
+                    if f.query.column == column { !f.query.descending } else { column.default_descending() };
+                let query = FnQuery { column, descending, filter: f.query.filter.clone() };
+                state.requery(doc, query);
+                true
+            }),
+            Action::FilterFunctions(filter) => self.with_current(|state, doc| {
+                if doc.functions.query.filter == filter {
+                    return false;
+                }
+                let query = FnQuery { filter, ..doc.functions.query.clone() };
+                state.requery(doc, query);
+                true
+            }),
+            Action::NeedFunctionRows { start, end } => self.need_function_rows(start, end),
+            Action::SelectFunction(row) => self.with_current(|state, doc| {
+                if doc.functions.selected == Some(row) {
+                    return false;
+                }
+                doc.functions.selected = Some(row);
+                let id = doc.id;
+                state.send(|req| Request::Function { doc: id, req, row });
+                true
+            }),
+            Action::ToggleLogScale => self.with_current(|_, doc| {
+                doc.functions.log_scale = !doc.functions.log_scale;
+                true
             }),
             Action::Toggle(node) => self.toggle(node),
             Action::SelectNode(node) => self.with_current(|_, doc| {
@@ -534,7 +787,31 @@ impl State {
                 doc.hex.data = Rc::new(data);
                 true
             }),
+            Action::FunctionsLoaded { doc, query, total, matching, start, rows } => self.with_doc(doc, |doc| {
+                let f = &mut doc.functions;
+                if f.query != query {
+                    return false; // a reply to an older sort or filter
+                }
+                f.pending = None;
+                f.total = Some(total);
+                f.matching = Some(matching);
+                f.start = start;
+                f.rows = Rc::new(rows);
+                true
+            }),
+            Action::SummaryLoaded { doc, summary, cs_summary } => self.with_doc(doc, |doc| {
+                doc.functions.summary = Some(Rc::new((summary, cs_summary)));
+                true
+            }),
+            Action::FunctionLoaded { doc, detail } => self.with_doc(doc, |doc| {
+                if doc.functions.selected != Some(detail.id) {
+                    return false;
+                }
+                doc.functions.detail = Some(Rc::new(detail));
+                true
+            }),
             Action::RequestFailed { doc, req, message } => self.with_doc(doc, |doc| {
+                doc.functions.pending = None;
                 let tree = Rc::make_mut(&mut doc.tree);
                 for node in &mut tree.nodes {
                     if node.children == (Children::Loading { req }) {
@@ -633,6 +910,55 @@ impl State {
             }
             None => false,
         }
+    }
+
+    /// A new sort order or filter: the held rows no longer apply; ask again for
+    /// the first page (the table scrolls back to the top).
+    fn requery(&mut self, doc: &mut Doc, query: FnQuery) {
+        let f = &mut doc.functions;
+        f.query = query.clone();
+        f.rows = Rc::default();
+        f.start = 0;
+        f.matching = None;
+        let count = FN_FIRST_PAGE.saturating_add(FN_MARGIN);
+        let id = doc.id;
+        self.send(|req| Request::Functions { doc: id, req, query, start: 0, count });
+        f.pending = Some((0, count));
+    }
+
+    fn need_function_rows(&mut self, start: u64, end: u64) -> bool {
+        let Some(doc) = self.current_doc() else { return false };
+        let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&Tab::Functions));
+        let f = &doc.functions;
+        let end = f.matching.map_or(end, |m| end.min(m));
+        if !offered || doc.phase != Phase::Ready || (f.matching.is_some() && f.covers(start, end)) {
+            return false;
+        }
+        if f.pending.is_some_and(|(s, e)| s <= start && end <= e) {
+            return false;
+        }
+        let from = start.saturating_sub(FN_MARGIN);
+        let to = end.max(start.saturating_add(1)).saturating_add(FN_MARGIN);
+        let (id, query) = (doc.id, f.query.clone());
+        self.send(|req| Request::Functions { doc: id, req, query, start: from, count: to.saturating_sub(from) });
+        self.with_doc(id, |doc| {
+            doc.functions.pending = Some((from, to));
+            true
+        })
+    }
+
+    fn need_summary(&mut self) {
+        let Some(doc) = self.current_doc() else { return };
+        let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&Tab::Summary));
+        if !offered || doc.functions.summary_asked {
+            return;
+        }
+        let id = doc.id;
+        self.send(|req| Request::Summary { doc: id, req });
+        self.with_doc(id, |doc| {
+            doc.functions.summary_asked = true;
+            true
+        });
     }
 
     fn need_bytes(&mut self, start: u64, end: u64) -> bool {
@@ -822,6 +1148,92 @@ mod tests {
         assert!(s.update(Action::Key(Key::Home)));
         assert!(s.update(Action::Key(Key::Left)), "collapses the root");
         assert_eq!(labels(&s), ["file"]);
+    }
+
+    fn profile() -> State {
+        let mut s = State::default();
+        s.update(Action::Add { id: 1, name: "p".into(), size: 100, demo: false, select: true });
+        let mut sum = summary("instrprof-indexed");
+        sum.views = vec!["dump".into(), "functions".into(), "summary".into()];
+        s.update(Action::Opened { doc: 1, summary: sum, root: info("file", 0, 100, false), children: vec![] });
+        s
+    }
+
+    fn rows(ids: std::ops::Range<u32>) -> Vec<FnRow> {
+        ids.map(|id| FnRow { id, name: format!("f{id}"), ..FnRow::default() }).collect()
+    }
+
+    #[test]
+    fn the_functions_tab_pages_rows_and_drops_stale_replies() {
+        let mut s = profile();
+        assert_eq!(
+            s.current_doc().unwrap().summary.as_ref().unwrap().tabs(),
+            [Tab::Dump, Tab::Functions, Tab::Summary]
+        );
+        assert!(s.update(Action::SelectTab(Tab::Functions)));
+        let Some((_, Request::Functions { query, start: 0, count, .. })) = s.outbox.last().cloned() else {
+            panic!("{:?}", s.outbox)
+        };
+        assert_eq!(query, FnQuery::default());
+        assert!(count >= FN_FIRST_PAGE);
+        // Asked already: no second request for the same rows.
+        assert!(!s.update(Action::NeedFunctionRows { start: 0, end: 30 }));
+        s.update(Action::FunctionsLoaded {
+            doc: 1,
+            query: query.clone(),
+            total: 1000,
+            matching: 1000,
+            start: 0,
+            rows: rows(0..128),
+        });
+        assert_eq!(s.current_doc().unwrap().functions.row(5).unwrap().id, 5);
+        assert!(!s.update(Action::NeedFunctionRows { start: 10, end: 40 }), "held");
+        assert!(s.update(Action::NeedFunctionRows { start: 500, end: 530 }));
+        assert!(matches!(s.outbox.last(), Some((_, Request::Functions { start: 436, count: 158, .. }))));
+
+        // Sorting by name: ascending first, then reversed; the old page goes.
+        assert!(s.update(Action::SortFunctions(FnColumn::Name)));
+        let q = s.current_doc().unwrap().functions.query.clone();
+        assert_eq!((q.column, q.descending), (FnColumn::Name, false));
+        assert!(s.current_doc().unwrap().functions.rows.is_empty());
+        // The reply to the total-sorted query is stale now.
+        assert!(!s.update(Action::FunctionsLoaded {
+            doc: 1,
+            query,
+            total: 1000,
+            matching: 1000,
+            start: 436,
+            rows: rows(0..3)
+        }));
+        s.update(Action::SortFunctions(FnColumn::Name));
+        assert!(s.current_doc().unwrap().functions.query.descending);
+
+        assert!(s.update(Action::FilterFunctions("main".into())));
+        assert!(!s.update(Action::FilterFunctions("main".into())));
+        assert!(
+            matches!(s.outbox.last(), Some((_, Request::Functions { query: FnQuery { filter, .. }, start: 0, .. })) if filter == "main")
+        );
+    }
+
+    #[test]
+    fn selecting_a_function_asks_for_its_detail_and_the_summary_once() {
+        let mut s = profile();
+        assert!(s.update(Action::SelectFunction(7)));
+        assert!(matches!(s.outbox.last(), Some((_, Request::Function { row: 7, .. }))));
+        assert!(!s.update(Action::FunctionLoaded { doc: 1, detail: FnDetail { id: 3, ..FnDetail::default() } }));
+        assert!(s.update(Action::FunctionLoaded {
+            doc: 1,
+            detail: FnDetail { id: 7, counters: vec![1, 2], ..FnDetail::default() }
+        }));
+        assert_eq!(s.current_doc().unwrap().functions.detail.as_ref().unwrap().counters, [1, 2]);
+        s.update(Action::SelectTab(Tab::Summary));
+        s.update(Action::SelectTab(Tab::Dump));
+        s.update(Action::SelectTab(Tab::Summary));
+        assert_eq!(s.outbox.iter().filter(|(_, r)| matches!(r, Request::Summary { .. })).count(), 1);
+        // A format without the table asks for nothing.
+        let mut t = opened();
+        assert!(!t.update(Action::SelectTab(Tab::Functions)));
+        assert!(t.outbox.is_empty());
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //   {type:'children', id, req, path}     path: child indices from the root
 //   {type:'bytes', id, req, start, end}
 //   {type:'path_to', id, req, offset}
+//   {type:'functions', id, req, column, descending, filter, start, count}
+//                                        a page of the function table
+//   {type:'summary', id, req}
+//   {type:'function', id, req, row}      one function's detail, by table row id
 //   {type:'close', id}
 // Messages out:
 //   {type:'progress', id, loaded, total, phase}          phase: 'read' or 'decode'
@@ -18,6 +22,9 @@
 //   {type:'children', id, req, path, nodes}
 //   {type:'bytes', id, req, start, bytes}                bytes: Uint8Array, transferred
 //   {type:'path', id, req, offset, path, levels}
+//   {type:'functions', id, req, column, descending, filter, total, matching, start, rows}
+//   {type:'summary', id, req, summary, csSummary}
+//   {type:'function', id, req, detail}
 //   {type:'error', id, req?, message}                    req absent: the open failed
 
 import init, { Session } from './pgolens_worker.js';
@@ -54,6 +61,19 @@ async function handle(msg) {
     case 'bytes': {
       const bytes = session(msg.id).bytes(msg.start, msg.end);
       return post({ type: 'bytes', id: msg.id, req: msg.req, start: msg.start, bytes }, [bytes.buffer]);
+    }
+    case 'functions': {
+      const { column, descending, filter } = msg;
+      const page = JSON.parse(session(msg.id).functions(column, descending, filter, msg.start, msg.count));
+      return post({ type: 'functions', id: msg.id, req: msg.req, column, descending, filter, ...page });
+    }
+    case 'summary': {
+      const summary = JSON.parse(session(msg.id).summary());
+      return post({ type: 'summary', id: msg.id, req: msg.req, ...summary });
+    }
+    case 'function': {
+      const detail = JSON.parse(session(msg.id).function(msg.row));
+      return post({ type: 'function', id: msg.id, req: msg.req, detail });
     }
     default:
       throw new Error(`unknown request ${msg.type}`);

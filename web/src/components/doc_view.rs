@@ -5,7 +5,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::dump_view::DumpView;
+use super::functions_view::FunctionsView;
 use super::status::percent;
+use super::summary_view::SummaryView;
 use super::tabs::Tabs;
 use crate::state::{Action, Doc, Phase, Tab};
 
@@ -46,7 +48,9 @@ pub fn DocView(props: &Props) -> Html {
             let on_tab = props.dispatch.reform(Action::SelectTab);
             let panel = match doc.tab {
                 Tab::Dump => html! { <DumpView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
-                // Later layers: flame graph, functions and CFG views.
+                Tab::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
+                Tab::Summary => html! { <SummaryView summary={doc.functions.summary.clone()} /> },
+                // Later layers: flame graph and CFG views.
                 other => html! { <p class="muted">{format!("{} is not available for this file.", other.title())}</p> },
             };
             html! {

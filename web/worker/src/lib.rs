@@ -45,6 +45,28 @@ impl Session {
         self.0.path_to(offset(offset_)).map_err(|e| JsError::new(&e))
     }
 
+    /// JSON: a page of the function table (see `session::Session::functions`).
+    pub fn functions(
+        &mut self,
+        column: &str,
+        descending: bool,
+        filter: &str,
+        start: u32,
+        count: u32,
+    ) -> Result<String, JsError> {
+        self.0.functions(column, descending, filter, start, count).map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: the profile summary.
+    pub fn summary(&mut self) -> Result<String, JsError> {
+        self.0.summary().map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: one function's detail, by table row id.
+    pub fn function(&mut self, id: u32) -> Result<String, JsError> {
+        self.0.function(id).map_err(|e| JsError::new(&e))
+    }
+
     /// The decoded bytes in `start..end` (clipped).
     pub fn bytes(&self, start: f64, end: f64) -> Vec<u8> {
         self.0.bytes(offset(start), offset(end))

@@ -10,6 +10,13 @@
 //! is sent without its children: `{"label","start","end","value"?,"deferred"?,"kids"}`
 //! where `kids` counts its built children (a deferred node has `"deferred":true` and
 //! `kids` 0 until it is expanded).
+//!
+//! Raw and indexed instrumentation profiles are also decoded into the view models
+//! (`pgolens::model`): the function table, the summary, one function's detail.
+//! The table is paged: the page asks for the rows it shows, under a sort order and
+//! a name filter; the last sorted and filtered orders (row-id arrays) are kept, so
+//! scrolling costs one page and typing in the filter one pass over the names.
+//! Counts and hashes are sent as decimal strings, as JS numbers lose bits past 2^53.
 
 use alloc::borrow::Cow;
 use alloc::string::{String, ToString};
@@ -17,7 +24,11 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use pgolens::dump::write_json;
-use pgolens::{Detection, Node};
+use pgolens::formats::instrprof::{self, model::Profile};
+use pgolens::model::detail::KIND_NAMES;
+use pgolens::model::instrprof::{self as adapter, Names};
+use pgolens::model::{Column, FunctionTable, Summary};
+use pgolens::{Detection, Format, Node};
 
 /// The most bytes one `bytes` call returns: the hex pane asks for a few KiB around
 /// what it shows, so this only guards against a runaway request.
@@ -36,6 +47,44 @@ struct Decoded {
     file_size: u64,
     detection: Detection,
     root: Node,
+    views: Option<Views>,
+}
+
+/// The view models of a decoded profile, and the table orders last asked for.
+struct Views {
+    profile: Profile,
+    table: FunctionTable,
+    summary: Summary,
+    /// The context-sensitive records' summary (`show --showcs`), for CS profiles.
+    cs_summary: Option<Summary>,
+    /// Target names, built on the first detail asked for.
+    names: Option<Names>,
+    sorted: Option<(Column, bool, Vec<u32>)>,
+    filtered: Option<(Column, bool, String, Vec<u32>)>,
+}
+
+impl Views {
+    fn instrprof(data: &[u8]) -> Result<Views, String> {
+        let profile = instrprof::decode(data, None).map_err(|e| e.to_string())?;
+        let table = adapter::function_table(&profile);
+        let summary = adapter::summary(&profile, false);
+        let cs_summary = profile.is_context_sensitive().then(|| adapter::summary(&profile, true));
+        Ok(Views { profile, table, summary, cs_summary, names: None, sorted: None, filtered: None })
+    }
+
+    /// The row ids under `column`/`descending` whose names contain `filter`.
+    fn order(&mut self, column: Column, descending: bool, filter: &str) -> &[u32] {
+        let fresh = |f: &Option<(Column, bool, String, Vec<u32>)>| matches!(f, Some((c, d, text, _)) if *c == column && *d == descending && text == filter);
+        if !fresh(&self.filtered) {
+            if !matches!(&self.sorted, Some((c, d, _)) if *c == column && *d == descending) {
+                self.sorted = Some((column, descending, self.table.sorted(column, descending)));
+            }
+            let sorted = self.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
+            let order = self.table.filter(sorted, filter);
+            self.filtered = Some((column, descending, String::from(filter), order));
+        }
+        self.filtered.as_ref().map(|(_, _, _, o)| o.as_slice()).unwrap_or_default()
+    }
 }
 
 impl Session {
@@ -94,13 +143,171 @@ impl Session {
             None => out.push_str(",\"version\":null"),
         }
         let _ = write!(out, ",\"size\":{},\"fileSize\":{file_size},\"gzip\":{}", data.len(), detection.gzip);
-        // The views this format offers; later layers add flame graphs, functions, CFGs.
-        out.push_str(",\"views\":[\"dump\"],\"root\":");
+        // The views this format offers. A profile whose records cannot be decoded
+        // (a correlated raw profile without its binary) still has its dump.
+        let views = match detection.format {
+            Format::InstrProfRaw | Format::InstrProfIndexed => Some(Views::instrprof(&data)),
+            _ => None,
+        };
+        match &views {
+            Some(Ok(_)) => out.push_str(",\"views\":[\"dump\",\"functions\",\"summary\"]"),
+            Some(Err(e)) => {
+                out.push_str(",\"views\":[\"dump\"],\"viewsError\":");
+                json_string(e, &mut out);
+            }
+            None => out.push_str(",\"views\":[\"dump\"]"),
+        }
+        out.push_str(",\"root\":");
         node_json(&root, &mut out);
         out.push_str(",\"children\":");
         children_json(&root, &mut out);
         out.push('}');
-        self.decoded = Some(Decoded { data, file_size, detection, root });
+        self.decoded = Some(Decoded { data, file_size, detection, root, views: views.and_then(Result::ok) });
+        Ok(out)
+    }
+
+    fn views(&mut self) -> Result<&mut Views, String> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        decoded.views.as_mut().ok_or_else(|| String::from("this file has no function table"))
+    }
+
+    /// A page of the function table: the rows `start..start+count` of the rows whose
+    /// names contain `filter`, ordered by `column`. JSON:
+    /// `{"total","matching","start","rows":[{"id","name","demangled"?,"cs"?,"hash"?,
+    /// "counters"?,"entry"?,"max"?,"total"?,"nonzero"?}]}`; `nonzero` is the share
+    /// of non-zero counters (0 to 1), the other numbers are decimal strings.
+    pub fn functions(
+        &mut self,
+        column: &str,
+        descending: bool,
+        filter: &str,
+        start: u32,
+        count: u32,
+    ) -> Result<String, String> {
+        let column = Column::from_id(column).ok_or_else(|| alloc::format!("no column {column:?}"))?;
+        let views = self.views()?;
+        let total = views.table.len();
+        let order = views.order(column, descending, filter);
+        let matching = order.len();
+        let from = (start as usize).min(matching);
+        let page = order.get(from..).unwrap_or_default().iter().take(count as usize);
+        let mut out = alloc::format!("{{\"total\":{total},\"matching\":{matching},\"start\":{from},\"rows\":[");
+        let ids: Vec<u32> = page.copied().collect();
+        for (i, id) in ids.into_iter().enumerate() {
+            let Some(row) = views.table.row(id) else { continue };
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{{\"id\":{id},\"name\":");
+            json_string(&String::from_utf8_lossy(row.raw), &mut out);
+            if let Some(d) = row.demangled {
+                out.push_str(",\"demangled\":");
+                json_string(d, &mut out);
+            }
+            if row.flags & pgolens::model::functions::FLAG_CONTEXT_SENSITIVE != 0 {
+                out.push_str(",\"cs\":true");
+            }
+            let st = row.stats;
+            if let Some(h) = st.hash {
+                let _ = write!(out, ",\"hash\":\"{h:#018x}\"");
+            }
+            for (key, value) in [("counters", st.counters), ("entry", st.entry), ("max", st.max), ("total", st.total)] {
+                if let Some(v) = value {
+                    let _ = write!(out, ",\"{key}\":\"{v}\"");
+                }
+            }
+            if let Some(share) = st.share() {
+                let _ = write!(out, ",\"nonzero\":{share}");
+            }
+            out.push('}');
+        }
+        out.push_str("]}");
+        Ok(out)
+    }
+
+    /// The profile summary: `{"summary":{...},"csSummary":{...}|null}` where a summary
+    /// is `{"functions","counts","total","maxCount","maxFunction","maxInternal",
+    /// "detailed":[{"cutoff","min","counts"}]}` (`cutoff` in parts per million).
+    pub fn summary(&mut self) -> Result<String, String> {
+        let views = self.views()?;
+        let mut out = String::from("{\"summary\":");
+        summary_json(&views.summary, &mut out);
+        out.push_str(",\"csSummary\":");
+        match &views.cs_summary {
+            Some(s) => summary_json(s, &mut out),
+            None => out.push_str("null"),
+        }
+        out.push('}');
+        Ok(out)
+    }
+
+    /// One function in full, by its table row id: `{"id","name","demangled"?,"hash",
+    /// "counters":[...],"bitmap":[...],"sites":[{"kind","index","targets":[{"value",
+    /// "name"?,"count"}]}],"traces":[{"trace","weight","position","length"}]}`.
+    pub fn function(&mut self, id: u32) -> Result<String, String> {
+        let views = self.views()?;
+        let names = views.names.get_or_insert_with(|| Names::new(&views.profile));
+        let detail =
+            adapter::function_detail(&views.profile, names, id).ok_or_else(|| alloc::format!("no function {id}"))?;
+        let mut out = alloc::format!("{{\"id\":{id},\"name\":");
+        json_string(&String::from_utf8_lossy(&detail.name), &mut out);
+        if let Some(d) = &detail.demangled {
+            out.push_str(",\"demangled\":");
+            json_string(d, &mut out);
+        }
+        if let Some(h) = detail.hash {
+            let _ = write!(out, ",\"hash\":\"{h:#018x}\"");
+        }
+        out.push_str(",\"counters\":[");
+        for (i, c) in detail.counters.iter().enumerate() {
+            let _ = write!(out, "{}\"{c}\"", if i > 0 { "," } else { "" });
+        }
+        out.push_str("],\"bitmap\":[");
+        for (i, b) in detail.bitmap.iter().enumerate() {
+            let _ = write!(out, "{}{b}", if i > 0 { "," } else { "" });
+        }
+        out.push_str("],\"sites\":[");
+        for (i, site) in detail.sites.iter().enumerate() {
+            let kind = KIND_NAMES.get(site.kind).copied().unwrap_or("value");
+            let _ = write!(
+                out,
+                "{}{{\"kind\":\"{kind}\",\"index\":{},\"targets\":[",
+                if i > 0 { "," } else { "" },
+                site.index
+            );
+            for (j, t) in site.targets.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "{}{{\"value\":\"{}\",\"count\":\"{}\"",
+                    if j > 0 { "," } else { "" },
+                    t.value,
+                    t.count
+                );
+                if let Some(name) = &t.name {
+                    out.push_str(",\"name\":");
+                    json_string(&String::from_utf8_lossy(name), &mut out);
+                    if let Some(d) = pgolens::model::demangle::demangle(name) {
+                        out.push_str(",\"demangled\":");
+                        json_string(&d, &mut out);
+                    }
+                }
+                out.push('}');
+            }
+            out.push_str("]}");
+        }
+        out.push_str("],\"traces\":[");
+        for (i, t) in detail.traces.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{}{{\"trace\":{},\"weight\":\"{}\",\"position\":{},\"length\":{}}}",
+                if i > 0 { "," } else { "" },
+                t.trace,
+                t.weight,
+                t.position,
+                t.length
+            );
+        }
+        out.push_str("]}");
         Ok(out)
     }
 
@@ -198,6 +405,23 @@ fn children_json(node: &Node, out: &mut String) {
     out.push(']');
 }
 
+fn summary_json(s: &Summary, out: &mut String) {
+    let _ = write!(
+        out,
+        "{{\"functions\":\"{}\",\"counts\":\"{}\",\"total\":\"{}\",\"maxCount\":\"{}\",\"maxFunction\":\"{}\",\"maxInternal\":\"{}\",\"detailed\":[",
+        s.num_functions, s.num_counts, s.total_count, s.max_count, s.max_function_count, s.max_internal_count
+    );
+    for (i, e) in s.detailed.iter().enumerate() {
+        let comma = if i > 0 { "," } else { "" };
+        let _ = write!(
+            out,
+            "{comma}{{\"cutoff\":{},\"min\":\"{}\",\"counts\":\"{}\"}}",
+            e.cutoff, e.min_count, e.num_counts
+        );
+    }
+    out.push_str("]}");
+}
+
 fn json_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
@@ -268,6 +492,36 @@ mod tests {
         assert!(err.contains("offset"), "{err}");
         assert!(s.children(&[]).is_err());
         assert!(s.path_to(0).is_err());
+    }
+
+    #[test]
+    fn instrprof_files_offer_the_function_table_summary_and_details() {
+        let Some(bytes) = corpus("llvm/irpgo-progA/irpgo-progA.profdata") else { return };
+        let mut s = session("irpgo-progA.profdata", &bytes);
+        let opened = s.finish().unwrap();
+        assert!(opened.contains("\"views\":[\"dump\",\"functions\",\"summary\"]"), "{opened}");
+        let page = s.functions("total", true, "", 0, 3).unwrap();
+        assert!(page.starts_with("{\"total\":67,\"matching\":67,\"start\":0,\"rows\":[{\"id\":"), "{page}");
+        assert_eq!(page.matches("\"id\":").count(), 3);
+        let filtered = s.functions("name", false, "Circle4name", 0, 100).unwrap();
+        assert!(filtered.contains("\"matching\":1,"), "{filtered}");
+        assert!(filtered.contains("\"demangled\":\"geo::Circle::name() const\""), "{filtered}");
+        let past_end = s.functions("hash", false, "", 1000, 10).unwrap();
+        assert!(past_end.ends_with("\"start\":67,\"rows\":[]}"), "{past_end}");
+        assert!(s.functions("bogus", false, "", 0, 1).is_err());
+
+        let summary = s.summary().unwrap();
+        assert!(summary.contains("\"functions\":\"67\""), "{summary}");
+        assert!(summary.contains("\"maxFunction\":\"8361\""), "{summary}");
+        assert!(summary.ends_with("\"csSummary\":null}"), "{summary}");
+
+        let detail = s.function(0).unwrap();
+        assert!(detail.starts_with("{\"id\":0,\"name\":"), "{detail}");
+        assert!(s.function(67).is_err());
+        // A format without a function table says so.
+        let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
+        text.finish().unwrap();
+        assert!(text.functions("name", false, "", 0, 1).is_err());
     }
 
     #[test]
