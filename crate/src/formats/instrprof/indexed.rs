@@ -15,8 +15,9 @@
 
 use alloc::vec::Vec;
 
+use super::raw::pad8;
 use crate::detect::{Detection, Format};
-use crate::dump::{Fields, Node};
+use crate::dump::{Deferred, Fields, Node, Text};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
@@ -122,7 +123,7 @@ fn dump_summary(r: &mut Reader<'_>, label: &'static str) -> Result<Node> {
 }
 
 /// The on-disk hash table's metadata: NumBuckets, NumEntries, bucket offsets.
-fn dump_hash_meta(data: &[u8], at: Offset) -> Result<(Node, u64)> {
+fn dump_hash_meta(data: &[u8], at: Offset, payload: (u64, u64)) -> Result<(Node, u64)> {
     let len = data.len() as u64;
     let start = checked(at, 16, len, "HashOffset inside the file")?;
     let mut r = Reader::new(data, Endian::Little).seek_clone(start, "hash table")?;
@@ -134,12 +135,263 @@ fn dump_hash_meta(data: &[u8], at: Offset) -> Result<(Node, u64)> {
         return Err(Error::invalid(buckets_at, "NumBuckets offsets that fit in the file", buckets));
     }
     let array_at = f.reader.offset();
-    f.reader.skip(buckets.saturating_mul(8), "bucket offsets")?;
+    // Each non-empty bucket's offset points into the payload, after the previous one
+    // (the writer emits buckets in order): a table whose offsets overlap, repeat or
+    // leave the payload is corrupt, though the sequential walk would not follow them.
+    let mut previous = None;
+    for _ in 0..buckets {
+        let slot_at = f.reader.offset();
+        let bucket = f.reader.u64("bucket offset")?;
+        if bucket == 0 {
+            continue;
+        }
+        if bucket < payload.0 || bucket.saturating_add(2) > payload.1 {
+            return Err(Error::invalid(slot_at, "bucket offset inside the hash table payload", bucket));
+        }
+        if previous.is_some_and(|p| bucket <= p) {
+            return Err(Error::invalid(slot_at, "bucket offsets in increasing order", bucket));
+        }
+        previous = Some(bucket);
+    }
     f.node_since("bucket offsets", array_at, buckets);
     let end = f.reader.offset();
     let node = Node::leaf("hash table", start, end, format_args!("{entries} entries, {buckets} buckets"))
         .with_children(f.into_nodes());
     Ok((node, entries))
+}
+
+/// Deferred tag: a block of hash-table buckets; `first` is its first bucket's index.
+const TAG_BUCKETS: u32 = 1;
+/// Buckets per deferred block: a 500k-function profile costs ~100 nodes up front.
+const BUCKETS_PER_BLOCK: u64 = 4096;
+/// Counters (and value entries) shown one node each up to this many; more are one node.
+const SHOWN_ITEMS: u64 = 64;
+
+/// An item's key and data lengths, checked against what is left of the payload.
+fn item_lengths(r: &mut Reader<'_>) -> Result<(u64, u64)> {
+    let key_at = r.offset();
+    let key_len = r.u64("key length")?;
+    let data_len = r.u64("data length")?;
+    if key_len > r.remaining() as u64 {
+        return Err(Error::invalid(key_at, "key length inside the hash table", key_len));
+    }
+    if data_len > (r.remaining() as u64).saturating_sub(key_len) {
+        return Err(Error::invalid(key_at.saturating_add(8), "data length inside the hash table", data_len));
+    }
+    Ok((key_len, data_len))
+}
+
+/// The hash-table payload, walked bucket by bucket for `entries` items (as the
+/// reader iterates it), cut into deferred blocks of buckets; the zero padding
+/// before the metadata ends it.
+fn dump_payload(data: &[u8], start: u64, end: u64, entries: u64) -> Result<Node> {
+    let mut r = Reader::new(data, Endian::Little).sub_at(start, end.saturating_sub(start), "hash table payload")?;
+    let mut blocks = Vec::new();
+    let (mut left, mut bucket, mut block_at, mut block_first) = (entries, 0u64, start, 0u64);
+    let mut push_block = |from: u64, to: u64, first: u64, last: u64| {
+        let node = Node::leaf(alloc::format!("buckets {first}..{last}"), from, to, last.saturating_sub(first));
+        blocks.push(node.deferred(TAG_BUCKETS, first));
+    };
+    while left > 0 {
+        let at = r.offset();
+        let items = r.u16("bucket item count")?;
+        if u64::from(items) > left {
+            return Err(Error::invalid(at, "no more items than NumEntries", u64::from(items)));
+        }
+        for _ in 0..items {
+            r.skip(8, "key hash")?;
+            let (key_len, data_len) = item_lengths(&mut r)?;
+            r.skip(key_len.saturating_add(data_len), "key and data")?;
+        }
+        left = left.saturating_sub(u64::from(items));
+        bucket = bucket.saturating_add(1);
+        if bucket % BUCKETS_PER_BLOCK == 0 {
+            push_block(block_at, r.offset(), block_first, bucket);
+            (block_at, block_first) = (r.offset(), bucket);
+        }
+    }
+    if r.offset() > block_at {
+        push_block(block_at, r.offset(), block_first, bucket);
+    }
+    if !r.is_empty() {
+        let pad_at = r.offset();
+        let pad = r.remaining() as u64;
+        blocks.push(Node::leaf("padding", pad_at, end, format_args!("{pad} bytes")));
+    }
+    let value = format_args!("{entries} keys in {bucket} buckets");
+    Ok(Node::leaf("hash table payload", start, end, value).with_children(blocks))
+}
+
+/// The children of a deferred node of an indexed profile.
+pub fn expand(data: &[u8], deferred: &Deferred) -> Result<Vec<Node>> {
+    if deferred.tag != TAG_BUCKETS {
+        return Err(Error::malformed(deferred.start, "unknown deferred node for an indexed profile"));
+    }
+    let version = Reader::new(data, Endian::Little).seek_clone(8, "Version")?.u64("Version")? & 0xffff_ffff;
+    let len = deferred.end.saturating_sub(deferred.start);
+    let mut r = Reader::new(data, Endian::Little).sub_at(deferred.start, len, "bucket block")?;
+    let mut nodes = Vec::new();
+    let mut index = deferred.first;
+    while !r.is_empty() {
+        let start = r.offset();
+        let items = r.u16("bucket item count")?;
+        let mut children = alloc::vec![Node::leaf("item count", start, r.offset(), items)];
+        for _ in 0..items {
+            children.push(dump_item(&mut r, version)?);
+        }
+        let node = Node::leaf(alloc::format!("bucket {index}"), start, r.offset(), format_args!("{items} items"));
+        nodes.push(node.with_children(children));
+        index = index.saturating_add(1);
+    }
+    Ok(nodes)
+}
+
+/// One hash-table item: hash, key length, data length, key (the PGO name), and
+/// the records stored under it.
+fn dump_item(r: &mut Reader<'_>, version: u64) -> Result<Node> {
+    let start = r.offset();
+    let mut f = Fields::new(r);
+    f.u64_hex("key hash")?;
+    let lengths_at = f.reader.offset();
+    let (key_len, data_len) = item_lengths(f.reader)?;
+    f.nodes.push(Node::leaf("key length", lengths_at, lengths_at.saturating_add(8), key_len));
+    f.nodes.push(Node::leaf("data length", lengths_at.saturating_add(8), lengths_at.saturating_add(16), data_len));
+    let key_at = f.reader.offset();
+    let key = f.reader.bytes(key_len, "key")?;
+    f.node_since("key", key_at, Text(key));
+    let data_at = f.reader.offset();
+    let records = f.reader.sub(data_len, "records")?;
+    let mut children = f.into_nodes();
+    let nodes = dump_records(records, version)?;
+    let value = format_args!("{} records", nodes.len());
+    children.push(Node::leaf("data", data_at, r.offset(), value).with_children(nodes));
+    Ok(Node::new(alloc::format!("{}", Text(key)), start, r.offset()).with_children(children))
+}
+
+/// The records of one item (see `decode_indexed`): FuncHash, NumCounters (v2+),
+/// counters, NumBitmapBytes and one u64 per bitmap byte (v11+), value data (v3+).
+fn dump_records(mut d: Reader<'_>, version: u64) -> Result<Vec<Node>> {
+    let data_at = d.offset();
+    let len = d.remaining() as u64;
+    if len % 8 != 0 {
+        return Err(Error::invalid(data_at, "record data length, a multiple of 8", len));
+    }
+    let mut records = Vec::new();
+    while !d.is_empty() {
+        let start = d.offset();
+        let mut f = Fields::new(&mut d);
+        let hash = f.u64("FuncHash")?;
+        let count_at = f.reader.offset();
+        let count = if version == 1 { (len / 8).saturating_sub(1) } else { f.u64("NumCounters")? };
+        if count > f.reader.remaining() as u64 / 8 {
+            return Err(Error::invalid(count_at, "NumCounters that fit in the record", count));
+        }
+        let counters_at = f.reader.offset();
+        let mut counters = Vec::new();
+        for i in 0..count {
+            let at = f.reader.offset();
+            let c = f.reader.u64("counter")?;
+            if count <= SHOWN_ITEMS {
+                counters.push(Node::leaf(alloc::format!("counter {i}"), at, f.reader.offset(), c));
+            }
+        }
+        let node = Node::leaf("counters", counters_at, f.reader.offset(), count);
+        f.nodes.push(node.with_children(counters));
+        if version >= 11 {
+            let n_at = f.reader.offset();
+            let n = f.u64("NumBitmapBytes")?;
+            if n > f.reader.remaining() as u64 / 8 {
+                return Err(Error::invalid(n_at, "NumBitmapBytes that fit in the record", n));
+            }
+            if n > 0 {
+                let at = f.reader.offset();
+                let words = f.reader.bytes(n.saturating_mul(8), "bitmap bytes")?;
+                let low: Vec<u8> = words.chunks_exact(8).filter_map(|w| w.first().copied()).collect();
+                f.node_since("bitmap bytes", at, crate::dump::Hex(&low));
+            }
+        }
+        let mut children = f.into_nodes();
+        if version >= 3 {
+            children.push(dump_value_data(&mut d)?);
+        }
+        let node = Node::leaf("record", start, d.offset(), format_args!("FuncHash {hash:#x}"));
+        records.push(node.with_children(children));
+    }
+    Ok(records)
+}
+
+/// `ValueProfData`: TotalSize u32, NumValueKinds u32, then per kind
+/// `ValueProfRecord`: Kind u32, NumValueSites u32, one count byte per site, zero
+/// padding to 8, then {Value, Count} u64 pairs.
+fn dump_value_data(r: &mut Reader<'_>) -> Result<Node> {
+    let start = r.offset();
+    let total = r.u32("ValueProfData TotalSize")?;
+    if total < 8 || total % 8 != 0 || u64::from(total).saturating_sub(4) > r.remaining() as u64 {
+        return Err(Error::invalid(
+            start,
+            "ValueProfData TotalSize, a multiple of 8 inside the file",
+            u64::from(total),
+        ));
+    }
+    let mut blob = r.sub(u64::from(total).saturating_sub(4), "ValueProfData")?;
+    let mut f = Fields::new(&mut blob);
+    f.nodes.push(Node::leaf("TotalSize", start, start.saturating_add(4), total));
+    let kinds_at = f.reader.offset();
+    let kinds = f.u32("NumValueKinds")?;
+    if kinds > 3 {
+        return Err(Error::invalid(kinds_at, "NumValueKinds of at most 3", u64::from(kinds)));
+    }
+    let mut children = f.into_nodes();
+    for _ in 0..kinds {
+        let kind_start = blob.offset();
+        let mut f = Fields::new(&mut blob);
+        let kind = f.u32("Kind")?;
+        let sites_at = f.reader.offset();
+        let sites = f.u32("NumValueSites")?;
+        if sites == 0 {
+            return Err(Error::invalid(sites_at, "NumValueSites of at least 1", 0));
+        }
+        let counts_at = f.reader.offset();
+        let counts = f.reader.bytes(u64::from(sites), "value counts per site")?;
+        f.node_since("site counts", counts_at, format_args!("{counts:?}"));
+        let pad = pad8(8u64.saturating_add(u64::from(sites)));
+        if pad > 0 {
+            f.bytes(pad, "padding")?;
+        }
+        let values: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+        if values > f.reader.remaining() as u64 / 16 {
+            return Err(Error::invalid(sites_at, "value counts whose values fit in the record", values));
+        }
+        let values_at = f.reader.offset();
+        let mut entries = Vec::new();
+        for i in 0..values {
+            let at = f.reader.offset();
+            let value = f.reader.u64("value")?;
+            let count = f.reader.u64("value count")?;
+            if values <= SHOWN_ITEMS {
+                let shown =
+                    if kind == 1 { alloc::format!("{value}: {count}") } else { alloc::format!("{value:#x}: {count}") };
+                entries.push(Node::leaf(alloc::format!("value {i}"), at, f.reader.offset(), shown));
+            }
+        }
+        let node = Node::leaf("values", values_at, f.reader.offset(), values).with_children(entries);
+        f.nodes.push(node);
+        let name = match kind {
+            0 => "IPVK_IndirectCallTarget",
+            1 => "IPVK_MemOPSize",
+            2 => "IPVK_VTableTarget",
+            _ => "unknown kind",
+        };
+        let node = Node::leaf("value kind", kind_start, f.reader.offset(), format_args!("{name}, {sites} sites"));
+        children.push(node.with_children(f.into_nodes()));
+    }
+    if !blob.is_empty() {
+        let at = blob.offset();
+        let rest = blob.remaining() as u64;
+        blob.skip(rest, "ValueProfData")?;
+        children.push(Node::new("unparsed", at, blob.offset()));
+    }
+    Ok(Node::leaf("value data", start, r.offset(), format_args!("{kinds} kinds")).with_children(children))
 }
 
 /// Temporal traces: NumTraces, TraceStreamSize, then per trace Weight, NumFunctions
@@ -235,9 +487,9 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
     if hash.value < payload_start {
         return Err(Error::invalid(hash.field, "HashOffset after the header and summaries", hash.value));
     }
-    let (meta, entries) = dump_hash_meta(data, hash)?;
+    let (meta, entries) = dump_hash_meta(data, hash, (payload_start, hash.value))?;
     let meta_end = meta.end;
-    root.children.push(Node::leaf("hash table payload", payload_start, hash.value, format_args!("{entries} records")));
+    root.children.push(dump_payload(data, payload_start, hash.value, entries)?);
     root.children.push(meta);
 
     // The start of every known section, to find where the MemProf section ends.
@@ -368,7 +620,7 @@ mod tests {
         u64s(&mut d, &[1, 1, 3]); // 56 NumSummaryFields 1, NumCutoffEntries 1, TotalNumFunctions 3
         u64s(&mut d, &[10000, 5, 1]); // 80 cutoff entry: Cutoff, MinBlockCount, NumBlocks
         u64s(&mut d, &[0]); // 104 hash-table payload (8 bytes)
-        u64s(&mut d, &[1, 3, 104]); // 112 NumBuckets 1, NumEntries 3, bucket offset
+        u64s(&mut d, &[1, 0, 104]); // 112 NumBuckets 1, NumEntries 0, bucket offset (payload: padding)
         u64s(&mut d, &[0]); // 136 BinaryIdsSize 0
         d
     }
@@ -391,7 +643,7 @@ mod tests {
         );
         assert_eq!(root.children[1].value.as_deref(), Some("3 functions"));
         assert_eq!(find(&root.children[1], "cutoff entries").children[0].value.as_deref(), Some("10000"));
-        assert_eq!(root.children[3].value.as_deref(), Some("3 entries, 1 buckets"));
+        assert_eq!(root.children[3].value.as_deref(), Some("0 entries, 1 buckets"));
     }
 
     #[test]
