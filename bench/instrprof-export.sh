@@ -57,7 +57,8 @@ printf 'ratio pgolens/llvm-profdata: %.3f (target <= 0.25); outputs %s (%d MB of
   "$(echo "$ours_wall / $llvm_wall" | bc -l)" "$same" "$text_mb"
 
 if [ -f tests/bench/functions-table.mjs ]; then
-  bash scripts/build.sh > /dev/null
+  # setup.sh installs wasm-bindgen and wasm-opt on first use; build.sh needs them.
+  bash scripts/setup.sh > /dev/null && bash scripts/build.sh > /dev/null
   page_ms=$(node tests/bench/functions-table.mjs "$f" | tail -1 | grep -oE '[0-9]+(\.[0-9]+)?' | head -1)
   printf 'page Functions table: %s ms; ratio to llvm-profdata: %.3f (target <= 1)\n' \
     "$page_ms" "$(echo "$page_ms / 1000 / $llvm_wall" | bc -l)"
