@@ -85,6 +85,10 @@ fn expand_raw(data: &[u8], detection: &Detection, deferred: &Deferred) -> Result
     match detection.format {
         f if f.is_text() => formats::text::expand(data, deferred),
         Format::PerfData | Format::PerfDataPipe => formats::perf::expand(data, detection, deferred),
+        // Raw profiles' tags, and names chunks that indexed profiles share with them.
+        Format::InstrProfRaw | Format::InstrProfIndexed if formats::instrprof::raw::owns(deferred) => {
+            formats::instrprof::raw::expand(data, deferred)
+        }
         Format::InstrProfIndexed => formats::instrprof::indexed::expand(data, deferred),
         _ => Err(Error::malformed(deferred.start, "no deferred children in this format")),
     }

@@ -18,11 +18,14 @@
 //! Layout notes: `shared/formats/llvm-instrprof-raw.md`. The v11 field order comes
 //! from the notes only (no LLVM 23 file was available to check it).
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::decode_raw::{self, RawRecord};
+use super::model::{IPVK_INDIRECT_CALL_TARGET, IPVK_MEMOP_SIZE, IPVK_VTABLE_TARGET, VALUE_KINDS};
 use crate::detect::{Detection, Format};
-use crate::dump::{Fields, Node, Text};
+use crate::dump::{Deferred, Fields, Node, Text};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
@@ -151,6 +154,8 @@ struct Header {
     num_uniform_counters: Field,
     padding_after_uniform: Field,
     names_size: Field,
+    counters_delta: u64,
+    bitmap_delta: u64,
     num_vtables: Field,
     vnames_size: Field,
     value_kind_last: Field,
@@ -192,6 +197,8 @@ fn read_header(r: &mut Reader<'_>, bits: u8) -> Result<(Header, Node)> {
             "NumUniformCounters" => h.num_uniform_counters = field,
             "PaddingBytesAfterUniformCounters" => h.padding_after_uniform = field,
             "NamesSize" => h.names_size = field,
+            "CountersDelta" => h.counters_delta = value,
+            "BitmapDelta" => h.bitmap_delta = value,
             "NumVTables" => h.num_vtables = field,
             "VNamesSize" => h.vnames_size = field,
             "ValueKindLast" => h.value_kind_last = field,
@@ -282,12 +289,12 @@ fn align_up(x: u64, to: u64) -> u64 {
     x.saturating_add(to.saturating_sub(1)).checked_div(to).unwrap_or(0).saturating_mul(to)
 }
 
-/// One data record; returns the node and whether it has value sites.
-fn dump_record(r: &mut Reader<'_>, layout: &RecordLayout, index: u64) -> Result<(Node, bool)> {
+/// One data record, its value saying whose it is (`shown`).
+fn dump_record(r: &mut Reader<'_>, layout: &RecordLayout, index: u64, shown: String) -> Result<Node> {
     let start = r.offset();
     let mut rec = r.sub(layout.size, "data record")?;
     let mut f = Fields::new(&mut rec);
-    let name_ref = f.u64_hex("NameRef")?;
+    f.u64_hex("NameRef")?;
     f.u64_hex("FuncHash")?;
     let ptr = |f: &mut Fields<'_, '_>, label: &'static str| -> Result<u64> {
         if layout.ptr == 4 {
@@ -308,10 +315,8 @@ fn dump_record(r: &mut Reader<'_>, layout: &RecordLayout, index: u64) -> Result<
     f.u32("NumCounters")?;
     let sites_at = f.reader.offset();
     let mut sites = String::from("[");
-    let mut any_sites = false;
     for k in 0..layout.sites {
         let n = f.reader.u16("NumValueSites")?;
-        any_sites |= n != 0;
         if k > 0 {
             sites.push_str(", ");
         }
@@ -334,10 +339,9 @@ fn dump_record(r: &mut Reader<'_>, layout: &RecordLayout, index: u64) -> Result<
         f.bytes(tail, "padding")?;
     }
     let label = alloc::format!("record {index}");
-    let node = Node::leaf(label, start, r.offset(), format_args!("NameRef {name_ref:#018x}"));
-    let mut node = node.with_children(f.into_nodes());
+    let mut node = Node::leaf(label, start, r.offset(), shown).with_children(f.into_nodes());
     node.tile()?;
-    Ok((node, any_sites))
+    Ok(node)
 }
 
 /// `VTableProfData`: name hash, vtable address, size.
@@ -363,7 +367,7 @@ fn dump_vtable(r: &mut Reader<'_>, bits: u8, index: u64) -> Result<Node> {
 }
 
 /// How many names of a chunk are shown in its value.
-const SHOWN_NAMES: usize = 3;
+const SHOWN_NAMES: usize = 20;
 
 /// Describes `\x01`-separated PGO names: their count and the first few.
 fn describe_names(names: &[u8]) -> String {
@@ -409,6 +413,9 @@ pub(crate) fn dump_names(mut r: Reader<'_>, label: &'static str) -> Result<Node>
         let value = if compressed == 0 {
             let names = f.reader.bytes(uncompressed, "names")?;
             f.node_since("names", payload_at, Text(names));
+            if let Some(node) = f.nodes.last_mut() {
+                node.children = name_blocks(names, payload_at);
+            }
             describe_names(names)
         } else {
             let payload = f.reader.bytes(compressed, "compressed names")?;
@@ -437,6 +444,53 @@ pub(crate) fn dump_names(mut r: Reader<'_>, label: &'static str) -> Result<Node>
     Ok(node)
 }
 
+/// Names per block of a names chunk; a chunk with more is cut into deferred blocks.
+const NAMES_PER_BLOCK: u64 = 4096;
+
+/// The `\x01`-separated names of a stored chunk at `at`: one node per name and per
+/// separator, or deferred blocks of [`NAMES_PER_BLOCK`] names (each block ending
+/// with the separator after its last name).
+fn name_blocks(names: &[u8], at: u64) -> Vec<Node> {
+    let count = names.iter().filter(|&&b| b == 1).count() as u64;
+    if count < NAMES_PER_BLOCK {
+        return name_nodes(names, at, 0);
+    }
+    let mut blocks = Vec::new();
+    let (mut block_at, mut first, mut index, mut offset) = (at, 0u64, 0u64, at);
+    for name in names.split(|&b| b == 1) {
+        offset = offset.saturating_add(name.len() as u64);
+        index = index.saturating_add(1);
+        let last = offset >= at.saturating_add(names.len() as u64);
+        if !last {
+            offset = offset.saturating_add(1);
+        }
+        if index % NAMES_PER_BLOCK == 0 || last {
+            let node =
+                Node::leaf(alloc::format!("names {first}..{index}"), block_at, offset, index.saturating_sub(first));
+            blocks.push(node.deferred(TAG_NAMES, first));
+            (block_at, first) = (offset, index);
+        }
+    }
+    blocks
+}
+
+/// One node per name (`name i`) and per `\x01` separator, names numbered from `first`.
+fn name_nodes(names: &[u8], at: u64, first: u64) -> Vec<Node> {
+    let mut nodes = Vec::new();
+    let mut offset = at;
+    let end = at.saturating_add(names.len() as u64);
+    for (i, name) in names.split(|&b| b == 1).enumerate() {
+        let name_end = offset.saturating_add(name.len() as u64);
+        let label = alloc::format!("name {}", first.saturating_add(i as u64));
+        nodes.push(Node::leaf(label, offset, name_end, Text(name)));
+        if name_end < end {
+            nodes.push(Node::new("separator", name_end, name_end.saturating_add(1)));
+        }
+        offset = name_end.saturating_add(1);
+    }
+    nodes
+}
+
 /// Takes a names section of `len` bytes and its `pad8` padding.
 fn take_names(r: &mut Reader<'_>, size: Field, label: &'static str, out: &mut Vec<Node>) -> Result<()> {
     if size.value > r.remaining() as u64 {
@@ -450,12 +504,310 @@ fn take_names(r: &mut Reader<'_>, size: Field, label: &'static str, out: &mut Ve
     take_padding(r, pad8(size.value), "padding after names", out)
 }
 
+/// Deferred tags of raw profiles (distinct from the indexed reader's): blocks of
+/// data records, of counter slices, of bitmap slices, of value-profile blobs
+/// (`first` is the index of the block's first item), and of names in a stored
+/// names chunk (`first` is the index of its first name).
+const TAG_RECORDS: u32 = 0x100;
+const TAG_COUNTERS: u32 = 0x101;
+const TAG_BITMAP: u32 = 0x102;
+const TAG_VALUES: u32 = 0x103;
+const TAG_NAMES: u32 = 0x104;
+/// Records (and counter slices, bitmap slices, value blobs) per deferred block: a
+/// 500k-function profile costs a few hundred nodes up front.
+const RECORDS_PER_BLOCK: usize = 4096;
+/// Counters, bitmap bytes and value entries shown one node each up to this many.
+const SHOWN_ITEMS: u64 = 64;
+
+/// Whether a deferred node was made by this module (`lib.rs` routes on it).
+pub fn owns(deferred: &Deferred) -> bool {
+    (TAG_RECORDS..=TAG_NAMES).contains(&deferred.tag)
+}
+
+/// Where one record's counters (or bitmap bytes) are, as the dump places them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slice {
+    /// No counters (or no bitmap bytes).
+    Empty,
+    /// `CounterPtr` and the count leave the section; the value is the offset they give.
+    Outside(u64),
+    /// Overlaps a slice placed before it (in file order), so it is not shown as a node.
+    Overlaps(u64, u64),
+    Placed(u64, u64),
+}
+
+/// What the deep parts of one profile's dump need: its records, the extents of its
+/// counters, bitmap and value-data sections, and its names by `NameRef`.
+struct Context {
+    endian: Endian,
+    layout: RecordLayout,
+    records: Vec<RawRecord>,
+    counters: (u64, u64),
+    counter_size: u64,
+    temporal: bool,
+    bitmap: (u64, u64),
+    counters_delta: u64,
+    bitmap_delta: u64,
+    mask: u64,
+    relative: bool,
+    names: BTreeMap<u64, Vec<u8>>,
+    /// `FunctionPointer` → `NameRef`, sorted by address (indirect-call targets).
+    functions: Vec<(u64, u64)>,
+    /// Indices of the records with value sites: one value blob each, in this order.
+    with_values: Vec<usize>,
+}
+
+impl Context {
+    /// A record's name, or its `NameRef` when the names section lacks it.
+    fn name(&self, name_ref: u64) -> String {
+        match self.names.get(&name_ref) {
+            Some(name) => alloc::format!("{}", Text(name)),
+            None => alloc::format!("NameRef {name_ref:#018x}"),
+        }
+    }
+
+    /// The function whose entry point is `address`, if a record has it.
+    fn function_at(&self, address: u64) -> Option<String> {
+        let i = self.functions.binary_search_by_key(&address, |&(a, _)| a).ok()?;
+        self.functions.get(i).map(|&(_, name_ref)| self.name(name_ref))
+    }
+
+    /// Counter (or bitmap) offset of record `i` inside its section, by the rules of
+    /// `decode_raw`: absolute pointers before v8, relative to the record from v8
+    /// (bitmaps are v9+, so always relative), wrapping in the pointer width.
+    fn slice(&self, i: usize, rec: &RawRecord, bitmap: bool) -> Slice {
+        let step = (i as u64).wrapping_mul(self.layout.size);
+        let (ptr, delta, len, (at, size)) = if bitmap {
+            let delta = self.bitmap_delta.wrapping_sub(step) & self.mask;
+            (rec.bitmap_ptr, delta, u64::from(rec.num_bitmap_bytes), self.bitmap)
+        } else {
+            let delta =
+                if self.relative { self.counters_delta.wrapping_sub(step) & self.mask } else { self.counters_delta };
+            let len = u64::from(rec.num_counters).saturating_mul(self.counter_size);
+            (rec.counter_ptr, delta, len, self.counters)
+        };
+        if len == 0 {
+            return Slice::Empty;
+        }
+        let offset = ptr.wrapping_sub(delta) & self.mask;
+        match offset.checked_add(len) {
+            Some(end) if end <= size => Slice::Placed(at.saturating_add(offset), at.saturating_add(end)),
+            _ => Slice::Outside(offset),
+        }
+    }
+
+    /// Every record's slice, a slice overlapping one placed before it (sorted by
+    /// start) turned into [`Slice::Overlaps`]; and the placed ones as
+    /// `(start, end, record)`, sorted and disjoint.
+    fn place(&self, bitmap: bool) -> (Vec<Slice>, Vec<(u64, u64, usize)>) {
+        let mut slices: Vec<Slice> = self.records.iter().enumerate().map(|(i, r)| self.slice(i, r, bitmap)).collect();
+        let mut placed: Vec<(u64, u64, usize)> = slices
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match *s {
+                Slice::Placed(start, end) => Some((start, end, i)),
+                _ => None,
+            })
+            .collect();
+        placed.sort_unstable();
+        let mut cursor = 0u64;
+        placed.retain(|&(start, end, i)| {
+            if start < cursor {
+                if let Some(s) = slices.get_mut(i) {
+                    *s = Slice::Overlaps(start, end);
+                }
+                return false;
+            }
+            cursor = end;
+            true
+        });
+        (slices, placed)
+    }
+
+    /// Whether every record's counters fit the section when CounterPtr is read as
+    /// absolute or relative (v7 files may be either; see `decode_raw`).
+    fn counters_fit(&mut self, relative: bool) -> bool {
+        self.relative = relative;
+        self.records.iter().enumerate().all(|(i, r)| !matches!(self.slice(i, r, false), Slice::Outside(_)))
+    }
+
+    /// The value of a data record's node: its name, and where its counters are
+    /// when the dump could not show them as a node.
+    fn record_value(&self, rec: &RawRecord, counters: Slice, bitmap: Slice) -> String {
+        let mut out = self.name(rec.name_ref);
+        for (what, slice) in [("counters", counters), ("bitmap bytes", bitmap)] {
+            match slice {
+                Slice::Outside(offset) => {
+                    out.push_str(&alloc::format!("; {what} at {offset:#x} leave their section"));
+                }
+                Slice::Overlaps(start, end) => {
+                    out.push_str(&alloc::format!("; {what} [{start:#x}, {end:#x}) overlap another record's"));
+                }
+                Slice::Empty | Slice::Placed(..) => {}
+            }
+        }
+        out
+    }
+}
+
+/// Deferred blocks of [`RECORDS_PER_BLOCK`] placed slices each, labelled `label a..b`.
+fn slice_blocks(placed: &[(u64, u64, usize)], tag: u32, label: &str) -> Vec<Node> {
+    let mut blocks = Vec::new();
+    let mut first = 0u64;
+    for block in placed.chunks(RECORDS_PER_BLOCK) {
+        let (Some(&(start, _, _)), Some(&(_, end, _))) = (block.first(), block.last()) else { continue };
+        let last = first.saturating_add(block.len() as u64);
+        let node = Node::leaf(alloc::format!("{label} {first}..{last}"), start, end, block.len());
+        blocks.push(node.deferred(tag, first));
+        first = last;
+    }
+    blocks
+}
+
+/// The placed slices of one deferred block.
+fn block_of(placed: &[(u64, u64, usize)], first: u64) -> &[(u64, u64, usize)] {
+    let from = usize::try_from(first).unwrap_or(usize::MAX);
+    let to = from.saturating_add(RECORDS_PER_BLOCK);
+    placed.get(from..to.min(placed.len())).unwrap_or(&[])
+}
+
+/// One record's counters: the temporal timestamp first (when the profile is
+/// temporal), then one node per counter up to [`SHOWN_ITEMS`], else only a total.
+fn dump_counters(data: &[u8], ctx: &Context, (start, end, i): (u64, u64, usize)) -> Result<Node> {
+    let mut r = Reader::new(data, ctx.endian).sub_at(start, end.saturating_sub(start), "counters")?;
+    let mut children = Vec::new();
+    if ctx.temporal && r.remaining() >= 8 {
+        let at = r.offset();
+        let ts = r.u64("temporal profile timestamp")?;
+        children.push(Node::leaf("timestamp", at, r.offset(), ts));
+    }
+    let count = (r.remaining() as u64).checked_div(ctx.counter_size).unwrap_or(0);
+    let mut total = 0u64;
+    for k in 0..count {
+        let at = r.offset();
+        let value = if ctx.counter_size == 1 { u64::from(r.u8("coverage byte")? == 0) } else { r.u64("counter")? };
+        total = total.saturating_add(value);
+        if count <= SHOWN_ITEMS {
+            children.push(Node::leaf(alloc::format!("counter {k}"), at, r.offset(), value));
+        }
+    }
+    if count > SHOWN_ITEMS {
+        children.clear();
+    }
+    let name = ctx.records.get(i).map_or_else(String::new, |rec| ctx.name(rec.name_ref));
+    let value = format_args!("{count} counters, total {total}");
+    Ok(Node::leaf(name, start, end, value).with_children(children))
+}
+
+/// One record's bitmap bytes, one node per byte up to [`SHOWN_ITEMS`].
+fn dump_bitmap(data: &[u8], ctx: &Context, (start, end, i): (u64, u64, usize)) -> Result<Node> {
+    let bytes = Reader::new(data, ctx.endian).sub_at(start, end.saturating_sub(start), "bitmap bytes")?.rest();
+    let mut children = Vec::new();
+    if bytes.len() as u64 <= SHOWN_ITEMS {
+        for (k, b) in bytes.iter().enumerate() {
+            let at = start.saturating_add(k as u64);
+            children.push(Node::leaf(alloc::format!("byte {k}"), at, at.saturating_add(1), format_args!("{b:#04x}")));
+        }
+    }
+    let name = ctx.records.get(i).map_or_else(String::new, |rec| ctx.name(rec.name_ref));
+    Ok(Node::leaf(name, start, end, crate::dump::Hex(bytes)).with_children(children))
+}
+
+/// One `ValueProfData` blob: TotalSize u32, NumValueKinds u32, then per kind
+/// `ValueProfRecord`: Kind u32, NumValueSites u32, one count byte per site, zero
+/// padding to 8, then {Value, Count} u64 pairs site by site. Indirect-call targets
+/// are shown by name when a record has that FunctionPointer.
+fn dump_value_blob(r: &mut Reader<'_>, ctx: &Context, record: Option<&RawRecord>) -> Result<Node> {
+    let start = r.offset();
+    let total = r.u32("ValueProfData TotalSize")?;
+    if total < 8 || total % 8 != 0 || u64::from(total).saturating_sub(4) > r.remaining() as u64 {
+        return Err(Error::invalid(
+            start,
+            "ValueProfData TotalSize, a multiple of 8 inside the file",
+            u64::from(total),
+        ));
+    }
+    let mut blob = r.sub(u64::from(total).saturating_sub(4), "ValueProfData")?;
+    let mut f = Fields::new(&mut blob);
+    f.nodes.push(Node::leaf("TotalSize", start, start.saturating_add(4), total));
+    let kinds_at = f.reader.offset();
+    let kinds = f.u32("NumValueKinds")?;
+    if kinds as usize > VALUE_KINDS {
+        return Err(Error::invalid(kinds_at, "NumValueKinds of at most 3", u64::from(kinds)));
+    }
+    let mut children = f.into_nodes();
+    for _ in 0..kinds {
+        let kind_start = blob.offset();
+        let mut f = Fields::new(&mut blob);
+        let kind = f.u32("Kind")?;
+        let sites_at = f.reader.offset();
+        let sites = f.u32("NumValueSites")?;
+        if sites == 0 {
+            return Err(Error::invalid(sites_at, "NumValueSites of at least 1", 0));
+        }
+        let counts_at = f.reader.offset();
+        let counts = f.reader.bytes(u64::from(sites), "value counts per site")?;
+        f.node_since("site counts", counts_at, format_args!("{counts:?}"));
+        let pad = pad8(8u64.saturating_add(u64::from(sites)));
+        if pad > 0 {
+            f.bytes(pad, "padding")?;
+        }
+        let values: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+        if values > f.reader.remaining() as u64 / 16 {
+            return Err(Error::invalid(sites_at, "value counts whose values fit in the record", values));
+        }
+        let values_at = f.reader.offset();
+        let mut entries = Vec::new();
+        for (site, &n) in counts.iter().enumerate() {
+            for k in 0..n {
+                let at = f.reader.offset();
+                let value = f.reader.u64("value")?;
+                let count = f.reader.u64("value count")?;
+                if values > SHOWN_ITEMS {
+                    continue;
+                }
+                let shown = match kind as usize {
+                    IPVK_INDIRECT_CALL_TARGET => match ctx.function_at(value) {
+                        Some(name) => alloc::format!("{name}: {count}"),
+                        None => alloc::format!("{value:#x}: {count}"),
+                    },
+                    IPVK_MEMOP_SIZE => alloc::format!("{value}: {count}"),
+                    _ => alloc::format!("{value:#x}: {count}"),
+                };
+                entries.push(Node::leaf(alloc::format!("site {site} value {k}"), at, f.reader.offset(), shown));
+            }
+        }
+        let node = Node::leaf("values", values_at, f.reader.offset(), values).with_children(entries);
+        f.nodes.push(node);
+        let name = match kind as usize {
+            IPVK_INDIRECT_CALL_TARGET => "IPVK_IndirectCallTarget",
+            IPVK_MEMOP_SIZE => "IPVK_MemOPSize",
+            IPVK_VTABLE_TARGET => "IPVK_VTableTarget",
+            _ => "unknown kind",
+        };
+        let node = Node::leaf("value kind", kind_start, f.reader.offset(), format_args!("{name}, {sites} sites"));
+        children.push(node.with_children(f.into_nodes()));
+    }
+    if !blob.is_empty() {
+        let at = blob.offset();
+        let rest = blob.remaining() as u64;
+        blob.skip(rest, "ValueProfData")?;
+        children.push(Node::new("unparsed", at, blob.offset()));
+    }
+    let label = record.map_or_else(|| String::from("ValueProfData"), |rec| ctx.name(rec.name_ref));
+    let value = format_args!("{total} bytes, {kinds} kinds");
+    Ok(Node::leaf(label, start, r.offset(), value).with_children(children))
+}
+
 /// The value-profile blobs (`ValueProfData`): one per data record that has value
-/// sites, each starting with its u32 TotalSize (a multiple of 8).
+/// sites, each starting with its u32 TotalSize (a multiple of 8); deferred in
+/// blocks of [`RECORDS_PER_BLOCK`] blobs.
 fn take_value_data(r: &mut Reader<'_>, blobs: u64, out: &mut Vec<Node>) -> Result<()> {
     let start = r.offset();
     let mut total = 0u64;
-    for _ in 0..blobs {
+    let mut blocks = Vec::new();
+    let (mut block_at, mut first) = (start, 0u64);
+    for i in 0..blobs {
         let at = r.offset();
         let size = r.u32("ValueProfData TotalSize")?;
         if size < 8 || size % 8 != 0 {
@@ -463,15 +815,28 @@ fn take_value_data(r: &mut Reader<'_>, blobs: u64, out: &mut Vec<Node>) -> Resul
         }
         r.skip(u64::from(size).saturating_sub(4), "ValueProfData")?;
         total = total.saturating_add(u64::from(size));
+        let done = i.saturating_add(1);
+        if done.checked_rem(RECORDS_PER_BLOCK as u64) == Some(0) || done == blobs {
+            let node = Node::leaf(
+                alloc::format!("value data {first}..{done}"),
+                block_at,
+                r.offset(),
+                done.saturating_sub(first),
+            );
+            blocks.push(node.deferred(TAG_VALUES, first));
+            (block_at, first) = (r.offset(), done);
+        }
     }
     if blobs > 0 {
-        out.push(Node::leaf("value profile data", start, r.offset(), format_args!("{blobs} records, {total} bytes")));
+        let value = format_args!("{blobs} records, {total} bytes");
+        out.push(Node::leaf("value profile data", start, r.offset(), value).with_children(blocks));
     }
     Ok(())
 }
 
-/// One profile: header and every section it implies. Returns the profile's nodes.
-fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<Vec<Node>> {
+/// One profile: header and every section it implies. Returns the profile's nodes
+/// and what their deferred children need.
+fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<(Vec<Node>, Context)> {
     let (h, header) = read_header(r, bits)?;
     let mut out = alloc::vec![header];
 
@@ -489,32 +854,41 @@ fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<Vec<Node>> {
 
     let layout = RecordLayout::new(h.version, bits, h.value_kind_last.value);
     let data_len = region_len(r, h.num_data, layout.size, "NumData records that fit in the file")?;
-    let mut with_values = 0u64;
+    let data_at = r.offset();
+    let mut records = Vec::new();
+    let mut data = r.sub(data_len, "data records")?;
+    let value_kinds = h.value_kind_last.value.saturating_add(1);
+    while !data.is_empty() {
+        records.push(decode_raw::read_record(&mut data, &layout, value_kinds)?);
+    }
+    let with_values: Vec<usize> =
+        records.iter().enumerate().filter(|(_, rec)| rec.sites.iter().any(|&n| n != 0)).map(|(i, _)| i).collect();
     if data_len > 0 {
-        let start = r.offset();
-        let mut records = Vec::new();
-        for i in 0..h.num_data.value {
-            let (node, values) = dump_record(r, &layout, i)?;
-            with_values = with_values.saturating_add(u64::from(values));
-            records.push(node);
+        let mut blocks = Vec::new();
+        for first in (0..h.num_data.value).step_by(RECORDS_PER_BLOCK) {
+            let last = first.saturating_add(RECORDS_PER_BLOCK as u64).min(h.num_data.value);
+            let from = data_at.saturating_add(first.saturating_mul(layout.size));
+            let to = data_at.saturating_add(last.saturating_mul(layout.size));
+            let node = Node::leaf(alloc::format!("records {first}..{last}"), from, to, last.saturating_sub(first));
+            blocks.push(node.deferred(TAG_RECORDS, first));
         }
-        let mut node =
-            Node::leaf("data", start, r.offset(), format_args!("{} records", h.num_data.value)).with_children(records);
-        node.tile()?;
-        out.push(node);
+        let value = format_args!("{} records", h.num_data.value);
+        out.push(Node::leaf("data", data_at, r.offset(), value).with_children(blocks));
     }
 
     let pad = region_len(r, h.padding_before_counters, 1, "PaddingBytesBeforeCounters that fits in the file")?;
     take_padding(r, pad, "padding before counters", &mut out)?;
     // Byte-coverage counters are one byte each; the others u64.
     let counter_size = if h.flags & super::flags::BYTE_COVERAGE != 0 { 1 } else { 8 };
-    let counters = region_len(r, h.num_counters, counter_size, "NumCounters counters that fit in the file")?;
-    take_region(r, counters, "counters", h.num_counters.value, &mut out)?;
+    let counters_len = region_len(r, h.num_counters, counter_size, "NumCounters counters that fit in the file")?;
+    let counters = (r.offset(), counters_len);
+    take_region(r, counters_len, "counters", h.num_counters.value, &mut out)?;
     let pad = region_len(r, h.padding_after_counters, 1, "PaddingBytesAfterCounters that fits in the file")?;
     take_padding(r, pad, "padding after counters", &mut out)?;
 
-    let bitmap = region_len(r, h.num_bitmap_bytes, 1, "NumBitmapBytes that fit in the file")?;
-    take_region(r, bitmap, "bitmap", h.num_bitmap_bytes.value, &mut out)?;
+    let bitmap_len = region_len(r, h.num_bitmap_bytes, 1, "NumBitmapBytes that fit in the file")?;
+    let bitmap = (r.offset(), bitmap_len);
+    take_region(r, bitmap_len, "bitmap", h.num_bitmap_bytes.value, &mut out)?;
     let pad = region_len(r, h.padding_after_bitmap, 1, "PaddingBytesAfterBitmapBytes that fits in the file")?;
     take_padding(r, pad, "padding after bitmap", &mut out)?;
 
@@ -523,7 +897,10 @@ fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<Vec<Node>> {
     let pad = region_len(r, h.padding_after_uniform, 1, "PaddingBytesAfterUniformCounters that fits in the file")?;
     take_padding(r, pad, "padding after uniform counters", &mut out)?;
 
+    let names_at = r.offset();
     take_names(r, h.names_size, "names", &mut out)?;
+    let mut name_list = Vec::new();
+    decode_raw::read_names(r.sub_at(names_at, h.names_size.value, "names")?, &mut name_list)?;
 
     let vtable_size = if bits == 32 { 16 } else { 24 };
     let vtables_len = region_len(r, h.num_vtables, vtable_size, "NumVTables records that fit in the file")?;
@@ -540,8 +917,114 @@ fn dump_profile(r: &mut Reader<'_>, bits: u8) -> Result<Vec<Node>> {
     }
     take_names(r, h.vnames_size, "vtable names", &mut out)?;
 
-    take_value_data(r, with_values, &mut out)?;
-    Ok(out)
+    take_value_data(r, with_values.len() as u64, &mut out)?;
+
+    let mut names = BTreeMap::new();
+    for name in name_list {
+        names.entry(super::md5::name_ref(&name)).or_insert(name);
+    }
+    let mut functions: Vec<(u64, u64)> =
+        records.iter().filter(|rec| rec.function_ptr != 0).map(|rec| (rec.function_ptr, rec.name_ref)).collect();
+    functions.sort_unstable();
+    let mask = if bits == 32 { 0xffff_ffff } else { u64::MAX };
+    let mut ctx = Context {
+        endian: r.endian(),
+        layout,
+        records,
+        counters,
+        counter_size,
+        temporal: h.flags & super::flags::TEMPORAL_PROF != 0,
+        bitmap,
+        counters_delta: h.counters_delta & mask,
+        bitmap_delta: h.bitmap_delta & mask,
+        mask,
+        relative: h.version >= 8,
+        names,
+        functions,
+        with_values,
+    };
+    // v8 made CounterPtr relative to its record; some v7 files already are (see
+    // `decode_raw`): read v7 as relative when only that keeps every slice inside.
+    if h.version == 7 {
+        ctx.relative = !ctx.counters_fit(false) && ctx.counters_fit(true);
+    }
+    for (label, bitmap_slices) in [("counters", false), ("bitmap", true)] {
+        let (_, placed) = ctx.place(bitmap_slices);
+        if let Some(node) = out.iter_mut().find(|n| n.label == label) {
+            let tag = if bitmap_slices { TAG_BITMAP } else { TAG_COUNTERS };
+            node.children = slice_blocks(&placed, tag, "functions");
+        }
+    }
+    Ok((out, ctx))
+}
+
+/// The context of the profile that holds `offset` (profiles follow each other,
+/// separated by zero bytes, as in [`dump`]).
+fn context_at(data: &[u8], offset: u64) -> Result<Context> {
+    let Some((endian, bits)) = magic_of(data) else {
+        return Err(Error::malformed(0, "expected the raw instrprof magic"));
+    };
+    let mut r = Reader::new(data, endian);
+    loop {
+        let zeros = r.rest().iter().take_while(|&&b| b == 0).count() as u64;
+        r.skip(zeros, "zero padding")?;
+        if r.is_empty() || magic_of(r.rest()) != Some((endian, bits)) {
+            return Err(Error::malformed(offset, "deferred node outside every raw profile"));
+        }
+        let (_, ctx) = dump_profile(&mut r, bits)?;
+        if offset < r.offset() {
+            return Ok(ctx);
+        }
+    }
+}
+
+/// The children of a deferred node of a raw profile (or of a names chunk, which
+/// indexed profiles share).
+pub fn expand(data: &[u8], deferred: &Deferred) -> Result<Vec<Node>> {
+    let len = deferred.end.saturating_sub(deferred.start);
+    let first = deferred.first;
+    if deferred.tag == TAG_NAMES {
+        let names = Reader::new(data, Endian::Little).sub_at(deferred.start, len, "names")?.rest();
+        return Ok(name_nodes(names, deferred.start, first));
+    }
+    let ctx = context_at(data, deferred.start)?;
+    let mut nodes = Vec::new();
+    match deferred.tag {
+        TAG_RECORDS => {
+            let (counters, _) = ctx.place(false);
+            let (bitmaps, _) = ctx.place(true);
+            let mut r = Reader::new(data, ctx.endian).sub_at(deferred.start, len, "data records")?;
+            let mut index = first;
+            while !r.is_empty() {
+                let i = usize::try_from(index).unwrap_or(usize::MAX);
+                let slice = |slices: &[Slice]| slices.get(i).copied().unwrap_or(Slice::Empty);
+                let value = ctx
+                    .records
+                    .get(i)
+                    .map_or_else(String::new, |rec| ctx.record_value(rec, slice(&counters), slice(&bitmaps)));
+                nodes.push(dump_record(&mut r, &ctx.layout, index, value)?);
+                index = index.saturating_add(1);
+            }
+        }
+        TAG_COUNTERS | TAG_BITMAP => {
+            let bitmap = deferred.tag == TAG_BITMAP;
+            let (_, placed) = ctx.place(bitmap);
+            for &slice in block_of(&placed, first) {
+                nodes.push(if bitmap { dump_bitmap(data, &ctx, slice)? } else { dump_counters(data, &ctx, slice)? });
+            }
+        }
+        TAG_VALUES => {
+            let mut r = Reader::new(data, ctx.endian).sub_at(deferred.start, len, "value profile data")?;
+            let mut index = usize::try_from(first).unwrap_or(usize::MAX);
+            while !r.is_empty() {
+                let record = ctx.with_values.get(index).and_then(|&i| ctx.records.get(i));
+                nodes.push(dump_value_blob(&mut r, &ctx, record)?);
+                index = index.saturating_add(1);
+            }
+        }
+        _ => return Err(Error::malformed(deferred.start, "unknown deferred node for a raw profile")),
+    }
+    Ok(nodes)
 }
 
 /// Binary ids: `{u64 length, id bytes, zero padding to 8}` until the section ends.
@@ -594,7 +1077,7 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
         if r.is_empty() || magic_of(r.rest()) != Some((endian, bits)) {
             break;
         }
-        profiles.push(dump_profile(&mut r, bits)?);
+        profiles.push(dump_profile(&mut r, bits)?.0);
     }
     let mut root = Node::new(if bits == 32 { "instrprof raw (32-bit)" } else { "instrprof raw" }, 0, len);
     if profiles.len() == 1 {
@@ -626,6 +1109,13 @@ mod tests {
         std::fs::read(alloc::format!("{root}{path}")).unwrap()
     }
 
+    /// The dump with every deferred node expanded, as `pgolens dump` shows it.
+    fn full(data: &[u8]) -> Node {
+        let root = crate::dump_all(data, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        root
+    }
+
     fn find<'a>(node: &'a Node, label: &str) -> &'a Node {
         node.children.iter().find(|c| c.label == label).unwrap()
     }
@@ -642,13 +1132,14 @@ mod tests {
         u64s(&mut d, &[2]); // 40 NumCounters
         u64s(&mut d, &[0, 0, 0]); // 48 PaddingBytesAfterCounters, NumBitmapBytes, PaddingBytesAfterBitmapBytes
         u64s(&mut d, &[10]); // 72 NamesSize
-        u64s(&mut d, &[0xffff_ffff_ffff_ffc0]); // 80 CountersDelta (negative: counters after data)
+        u64s(&mut d, &[0x40]); // 80 CountersDelta: counters start 0x40 after the data
         u64s(&mut d, &[0, 0x1000]); // 88 BitmapDelta, 96 NamesDelta
         u64s(&mut d, &[0, 0]); // 104 NumVTables, 112 VNamesSize
         u64s(&mut d, &[2]); // 120 ValueKindLast
         u64s(&mut d, &[4]); // 128 binary id length 4
         d.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0]); // 136 id + 4 bytes padding
-        u64s(&mut d, &[0x1234, 0x5678, 0x40, 0, 0x401000, 0]); // 144 NameRef, FuncHash, CounterPtr, BitmapPtr, FunctionPointer, Values
+        u64s(&mut d, &[super::super::md5::name_ref(b"main"), 0x5678]); // 144 NameRef = MD5("main"), FuncHash
+        u64s(&mut d, &[0x40, 0, 0x401000, 0]); // 160 CounterPtr (relative to the record), BitmapPtr, FunctionPointer, Values
         d.extend_from_slice(&2u32.to_le_bytes()); // 192 NumCounters
         d.extend_from_slice(&[1, 0, 0, 0, 0, 0]); // 196 NumValueSites [1, 0, 0]
         d.extend_from_slice(&[0, 0]); // 202 padding to 4
@@ -681,14 +1172,38 @@ mod tests {
                 ("value profile data", 240, 248)
             ]
         );
+        // records, counter slices and value blobs are deferred blocks
+        assert!(root.children[2].children[0].deferred.is_some());
+        assert!(root.children[3].children[0].deferred.is_some());
+        assert!(root.children[6].children[0].deferred.is_some());
+
+        let root = full(&data);
         let header = &root.children[0];
         assert_eq!(find(header, "Version").value.as_deref(), Some("0x010000000000000a (v10, IR_PROF)"));
         assert_eq!(find(header, "NumData").value.as_deref(), Some("1"));
-        let record = &root.children[2].children[0];
+        let record = &root.children[2].children[0].children[0];
+        assert_eq!((record.label.as_ref(), record.value.as_deref()), ("record 0", Some("main")));
         assert_eq!(find(record, "NumValueSites").value.as_deref(), Some("[1, 0, 0]"));
         assert_eq!((find(record, "NumBitmapBytes").start, find(record, "NumBitmapBytes").end), (204, 208));
-        assert_eq!(root.children[3].value.as_deref(), Some("2"));
-        assert_eq!(root.children[4].children[0].value.as_deref(), Some("2 names: main, foo"));
+        // counters: main's slice with its two counters
+        let counters = &root.children[3];
+        assert_eq!(counters.value.as_deref(), Some("2"));
+        let main = &counters.children[0].children[0];
+        assert_eq!((main.label.as_ref(), main.start, main.end), ("main", 208, 224));
+        assert_eq!(main.value.as_deref(), Some("2 counters, total 16"));
+        let spans: Vec<_> = main.children.iter().map(|c| (c.start, c.end, c.value.as_deref().unwrap())).collect();
+        assert_eq!(spans, [(208, 216, "7"), (216, 224, "9")]);
+        // names: each name and its separator
+        let chunk = &root.children[4].children[0];
+        assert_eq!(chunk.value.as_deref(), Some("2 names: main, foo"));
+        let names = find(chunk, "names");
+        let spans: Vec<_> = names.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        assert_eq!(spans, [("name 0", 226, 230), ("separator", 230, 231), ("name 1", 231, 234)]);
+        // value data: main's blob, no kinds
+        let blob = &root.children[6].children[0].children[0];
+        assert_eq!((blob.label.as_ref(), blob.start, blob.end), ("main", 240, 248));
+        assert_eq!(find(blob, "TotalSize").value.as_deref(), Some("8"));
+        assert_eq!(find(blob, "NumValueKinds").value.as_deref(), Some("0"));
         let id = &root.children[1].children[0];
         assert_eq!(id.value.as_deref(), Some("deadbeef"));
     }
@@ -709,14 +1224,17 @@ mod tests {
         d.extend_from_slice(&[0, 0, 0, 0]); // 116 padding to 40 bytes
         be(&mut d, &[42]); // 120 counter
         d.extend_from_slice(&[3, 0, b'a', b'b', b'c', 0, 0, 0]); // 128 names chunk, pad8(5)
-        let root = dump(&d, &det()).unwrap();
-        assert_eq!(root.check_tiling(), Ok(()));
+        let root = full(&d);
         assert_eq!(root.label, "instrprof raw (32-bit)");
-        let record = &root.children[1].children[0];
+        let record = &root.children[1].children[0].children[0];
         assert_eq!((record.start, record.end), (80, 120));
         assert_eq!(find(record, "FunctionPointer").value.as_deref(), Some("0x1000"));
         assert_eq!(find(record, "NumValueSites").value.as_deref(), Some("[0, 0]"));
         assert_eq!(find(&root, "counters").value.as_deref(), Some("1"));
+        // v5: CounterPtr 0x2000 is absolute, CountersDelta 0x2000: the first counter
+        let slice = &find(&root, "counters").children[0].children[0];
+        assert_eq!((slice.label.as_ref(), slice.start, slice.end), ("NameRef 0x00000000000000aa", 120, 128));
+        assert_eq!(slice.children[0].value.as_deref(), Some("42"));
         assert!(root.children.iter().all(|c| c.label != "unparsed"));
     }
 
@@ -725,11 +1243,13 @@ mod tests {
         let mut data = v10_le();
         data.extend_from_slice(&[0; 8]);
         data.extend_from_slice(&v10_le());
-        let root = dump(&data, &det()).unwrap();
-        assert_eq!(root.check_tiling(), Ok(()));
+        let root = full(&data);
         let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
         assert_eq!(spans, [("profile 0", 0, 248), ("padding", 248, 256), ("profile 1", 256, 504)]);
         assert_eq!(root.children[2].children[2].children[0].children[0].start, 256 + 144);
+        // the second profile's deferred nodes expand against its own header
+        let main = &root.children[2].children[3].children[0].children[0];
+        assert_eq!((main.label.as_ref(), main.start, main.end), ("main", 256 + 208, 256 + 224));
     }
 
     #[test]
@@ -762,15 +1282,15 @@ mod tests {
     fn corpus_m32_v10() {
         // m32-progB.profraw.format.txt: NumData 18, NumCounters 87, NamesSize 183
         let data = corpus("llvm/m32-progB/m32-progB.profraw");
-        let root = dump(&data, &det()).unwrap();
-        assert_eq!(root.check_tiling(), Ok(()));
+        let root = full(&data);
         let header = find(&root, "__llvm_profile_header (32-bit)");
         assert_eq!(find(header, "NumData").value.as_deref(), Some("18"));
         assert_eq!(find(header, "NumCounters").value.as_deref(), Some("87"));
         assert_eq!(find(header, "NamesSize").value.as_deref(), Some("183"));
         assert_eq!(find(header, "CountersDelta").value.as_deref(), Some("0xfffffd48"));
         let data_node = find(&root, "data");
-        assert_eq!((data_node.start, data_node.end, data_node.children.len()), (0xa0, 0xa0 + 18 * 48, 18));
+        assert_eq!((data_node.start, data_node.end), (0xa0, 0xa0 + 18 * 48));
+        assert_eq!(data_node.children[0].children.len(), 18);
         assert_eq!(find(&root, "counters").len(), 87 * 8);
     }
 
