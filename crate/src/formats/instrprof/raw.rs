@@ -810,8 +810,12 @@ fn take_value_data(r: &mut Reader<'_>, blobs: u64, out: &mut Vec<Node>) -> Resul
     for i in 0..blobs {
         let at = r.offset();
         let size = r.u32("ValueProfData TotalSize")?;
-        if size < 8 || size % 8 != 0 {
-            return Err(Error::invalid(at, "ValueProfData TotalSize, a non-zero multiple of 8", u64::from(size)));
+        if size < 8 || size % 8 != 0 || u64::from(size).saturating_sub(4) > r.remaining() as u64 {
+            return Err(Error::invalid(
+                at,
+                "ValueProfData TotalSize, a multiple of 8 inside the file",
+                u64::from(size),
+            ));
         }
         r.skip(u64::from(size).saturating_sub(4), "ValueProfData")?;
         total = total.saturating_add(u64::from(size));
