@@ -1242,6 +1242,57 @@ mod tests {
         assert!(root.children.iter().all(|c| c.label != "unparsed"));
     }
 
+    /// A v10 profile of `n` records with one counter each (counter `i` = `i`),
+    /// laid out as compiler-rt does: relative CounterPtr, no names, no values.
+    fn many_records(n: u64) -> Vec<u8> {
+        let mut d = Vec::new();
+        let u64s = |d: &mut Vec<u8>, vs: &[u64]| vs.iter().for_each(|v| d.extend_from_slice(&v.to_le_bytes()));
+        u64s(&mut d, &[MAGIC_64, (1 << 56) | 10]); // 0 Magic, 8 Version 10, IR_PROF
+        u64s(&mut d, &[0, n, 0, n, 0, 0, 0, 0]); // 16 BinaryIdsSize, NumData, padding, NumCounters, padding, bitmap, padding, NamesSize
+        u64s(&mut d, &[n * 64, 0, 0, 0, 0, 2]); // 80 CountersDelta, BitmapDelta, NamesDelta, NumVTables, VNamesSize, ValueKindLast
+        for i in 0..n {
+            // 128 + 64·i: NameRef, FuncHash, CounterPtr (counter i, relative to the record), BitmapPtr, FunctionPointer, Values
+            u64s(&mut d, &[i, 0, i * 8 + n * 64 - i * 64, 0, 0, 0]);
+            d.extend_from_slice(&1u32.to_le_bytes()); // NumCounters 1
+            d.extend_from_slice(&[0; 12]); // NumValueSites [0, 0, 0], padding, NumBitmapBytes 0
+        }
+        (0..n).for_each(|i| u64s(&mut d, &[i])); // 128 + 64·n: counters
+        d
+    }
+
+    #[test]
+    fn large_profiles_are_deferred_in_blocks() {
+        let n = 9000;
+        let data = many_records(n);
+        let root = dump(&data, &det()).unwrap();
+        assert!(root.count() < 40, "{} nodes up front", root.count());
+        let data_node = find(&root, "data");
+        let blocks: Vec<_> = data_node.children.iter().map(|b| (b.label.as_ref(), b.start, b.end)).collect();
+        let at = |i: u64| 128 + 64 * i;
+        assert_eq!(
+            blocks,
+            [
+                ("records 0..4096", at(0), at(4096)),
+                ("records 4096..8192", at(4096), at(8192)),
+                ("records 8192..9000", at(8192), at(9000))
+            ]
+        );
+        let counters = find(&root, "counters");
+        let last = counters.children.last().unwrap();
+        let counter = |i: u64| at(n) + 8 * i;
+        assert_eq!((last.label.as_ref(), last.start, last.end), ("functions 8192..9000", counter(8192), counter(9000)));
+        let slices = crate::expand(&data, &det(), &last.deferred.unwrap()).unwrap();
+        assert_eq!(slices.len(), 808);
+        assert_eq!((slices[0].start, slices[0].end), (counter(8192), counter(8193)));
+        assert_eq!(slices[0].label, "NameRef 0x0000000000002000");
+        assert_eq!(slices[0].children[0].value.as_deref(), Some("8192"));
+        let records = crate::expand(&data, &det(), &data_node.children[1].deferred.unwrap()).unwrap();
+        assert_eq!((records.len(), records[0].label.as_ref()), (4096, "record 4096"));
+        let full = full(&data);
+        let slices: usize = find(&full, "counters").children.iter().map(|b| b.children.len()).sum();
+        assert_eq!(slices, 9000);
+    }
+
     #[test]
     fn concatenated_profiles() {
         let mut data = v10_le();
