@@ -41,9 +41,8 @@ fn is_instrprof(bytes: &[u8]) -> bool {
     matches!(detection.map(|d| d.format), Ok(Format::InstrProfRaw | Format::InstrProfIndexed))
 }
 
-/// Files whose text export cannot match yet, and why.
-const KNOWN_MISMATCHES: [(&str, &str); 1] =
-    [("llvm/dbgcorr-progB/dbgcorr-progB.profraw", "debug-info correlation needs DWARF, which is not read yet")];
+/// Files whose text export cannot match yet, and why (none at the moment).
+const KNOWN_MISMATCHES: [(&str, &str); 0] = [];
 
 #[test]
 fn text_export_matches_llvm_profdata_byte_for_byte() {
@@ -145,7 +144,9 @@ fn correlated_raw_profiles_need_their_binary() {
     let err = decode(&raw, None).unwrap_err();
     assert!(err.to_string().contains("instrumented binary"), "{err}");
     let raw = std::fs::read(corpus().join("llvm/dbgcorr-progB/dbgcorr-progB.profraw")).unwrap();
+    let err = decode(&raw, None).unwrap_err();
+    assert!(err.to_string().contains("instrumented binary"), "{err}");
+    // Debug-info correlation with the binary's DWARF: the 18 __profc_ variables.
     let elf = std::fs::read(corpus().join("llvm/dbgcorr-progB/dbgcorr-progB.elf")).unwrap();
-    let err = decode(&raw, Some(&elf)).unwrap_err();
-    assert!(err.to_string().contains("debug-info (DWARF) correlation is not supported"), "{err}");
+    assert_eq!(decode(&raw, Some(&elf)).unwrap().functions.len(), 18);
 }

@@ -9,8 +9,9 @@
 //! (`BinaryInstrProfCorrelator::correlateProfileDataImpl`); records that share a
 //! counter offset are kept once.
 //!
-//! Debug-info correlation keeps the same facts in DWARF variables instead; it is
-//! not supported and fails with an error that says so.
+//! Debug-info correlation (variant bit 59 in the raw profile) keeps the same facts
+//! in DWARF instead: one `__profc_` variable per function with annotations for its
+//! name, hash and number of counters ([`dwarf`]).
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
@@ -19,15 +20,22 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness};
 
 use super::decode_raw::{read_names, read_record, Correlation};
+use super::flags;
 use super::raw::{header_fields, magic_of, RecordLayout};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
-/// A section's file range and link-time address.
+mod dwarf;
+
+/// A section's file range, link-time address and size (`sh_size`, also for
+/// `SHT_NOBITS`).
 struct Section {
     name: Vec<u8>,
     file: Option<(u64, u64)>,
     address: u64,
+    size: u64,
+    /// `SHF_COMPRESSED`: the contents start with an `Elf_Chdr`.
+    compressed: bool,
 }
 
 fn sections_of<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<(Vec<Section>, Endian)> {
@@ -38,7 +46,14 @@ fn sections_of<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<(Vec<S
     let mut out = Vec::new();
     for s in table.iter() {
         let name = table.section_name(endian, s).unwrap_or(b"").to_vec();
-        out.push(Section { name, file: s.file_range(endian), address: s.sh_addr(endian).into() });
+        let flags = s.sh_flags(endian).0;
+        out.push(Section {
+            name,
+            file: s.file_range(endian),
+            address: s.sh_addr(endian).into(),
+            size: s.sh_size(endian).into(),
+            compressed: flags & elf::SHF_COMPRESSED.0 != 0,
+        });
     }
     let e = if endian == Endianness::Little { Endian::Little } else { Endian::Big };
     Ok((out, e))
@@ -61,17 +76,6 @@ pub fn from_elf(elf_data: &[u8], raw: &[u8]) -> Result<Correlation> {
         sections_of::<elf::FileHeader32<Endianness>>(elf_data)?
     };
     let find = |name: &[u8]| sections.iter().find(|s| s.name == name);
-    // Binary correlation moves the records and names into the non-allocated
-    // `__llvm_covdata` / `__llvm_covnames` sections; older binaries kept them in
-    // `__llvm_prf_data` / `__llvm_prf_names`.
-    let with_contents = |s: &&Section| s.file.is_some_and(|(_, size)| size > 0);
-    let data = find(b"__llvm_covdata").filter(with_contents).or_else(|| find(b"__llvm_prf_data").filter(with_contents));
-    let Some(data) = data else {
-        return Err(Error::malformed(
-            0,
-            "the binary has no __llvm_covdata or __llvm_prf_data section: debug-info (DWARF) correlation is not supported, only binary correlation",
-        ));
-    };
     let Some(counters) = find(b"__llvm_prf_cnts") else {
         return Err(Error::malformed(0, "the binary has no __llvm_prf_cnts section"));
     };
@@ -86,7 +90,8 @@ pub fn from_elf(elf_data: &[u8], raw: &[u8]) -> Result<Correlation> {
     let mut r = Reader::new(raw, raw_endian);
     r.skip(8, "Magic")?;
     let version_at = r.offset();
-    let version = r.u64("Version")? & 0xffff_ffff;
+    let word = r.u64("Version")?;
+    let version = word & 0xffff_ffff;
     let Some(fields) = header_fields(version) else {
         return Err(Error::invalid(version_at, "raw profile version 5, 7, 8, 9, 10 or 11", version));
     };
@@ -97,6 +102,19 @@ pub fn from_elf(elf_data: &[u8], raw: &[u8]) -> Result<Correlation> {
             kind_last = v;
         }
     }
+    if word & flags::DEBUG_CORRELATE != 0 {
+        let counter_width = if word & flags::BYTE_COVERAGE != 0 { 1 } else { 8 };
+        return dwarf::correlate(elf_data, &sections, endian, counters, counter_width);
+    }
+
+    // Binary correlation moves the records and names into the non-allocated
+    // `__llvm_covdata` / `__llvm_covnames` sections; older binaries kept them in
+    // `__llvm_prf_data` / `__llvm_prf_names`.
+    let with_contents = |s: &&Section| s.file.is_some_and(|(_, size)| size > 0);
+    let data = find(b"__llvm_covdata").filter(with_contents).or_else(|| find(b"__llvm_prf_data").filter(with_contents));
+    let Some(data) = data else {
+        return Err(Error::malformed(0, "the binary has no __llvm_covdata or __llvm_prf_data section"));
+    };
     let layout = RecordLayout::new(version, bits, kind_last);
 
     let file = Reader::new(elf_data, endian);
