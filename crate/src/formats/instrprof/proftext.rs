@@ -130,6 +130,11 @@ impl<'s> Out<'s> {
 
     /// `n` in decimal, then a newline.
     fn line(&mut self, n: u64) {
+        // Most counters of a large profile are single digits.
+        if let Ok(d @ 0..=9) = u8::try_from(n) {
+            self.buf.extend_from_slice(&[b'0'.wrapping_add(d), b'\n']);
+            return;
+        }
         self.u64(n);
         self.buf.push(b'\n');
     }
