@@ -11,8 +11,8 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
 
 use crate::state::{
-    Action, CutoffEntry, DocId, FnColumn, FnDetail, FnQuery, FnRow, FnSite, FnTarget, FnTrace, NodeInfo,
-    ProfileSummary, Request, Summary,
+    Action, CutoffEntry, DocId, FnColumn, FnDetail, FnQuery, FnRow, FnSite, FnTarget, FnTrace, MemColumn, MemFrame,
+    MemRow, MemSite, NodeInfo, ProfileSummary, Request, Summary,
 };
 
 /// Where the build puts the worker's module, relative to the page.
@@ -76,6 +76,20 @@ impl Bridge {
             Request::Summary { doc, req } => message("summary", *doc, &[("req", num(*req))])?,
             Request::Function { doc, req, row } => {
                 message("function", *doc, &[("req", num(*req)), ("row", (*row).into())])?
+            }
+            Request::MemProf { doc, req, column, descending, start, count } => message(
+                "memprof",
+                *doc,
+                &[
+                    ("req", num(*req)),
+                    ("column", column.id().into()),
+                    ("descending", (*descending).into()),
+                    ("start", num(*start)),
+                    ("count", num(*count)),
+                ],
+            )?,
+            Request::MemProfSite { doc, req, site } => {
+                message("memprof_site", *doc, &[("req", num(*req)), ("site", (*site).into())])?
             }
             Request::Close { doc } => message("close", *doc, &[])?,
         };
@@ -221,6 +235,48 @@ fn fn_detail(obj: &JsValue) -> Option<FnDetail> {
     })
 }
 
+fn mem_row(obj: &JsValue) -> Option<MemRow> {
+    Some(MemRow {
+        id: u32::try_from(get_u64(obj, "id")?).ok()?,
+        guid: get_string(obj, "guid"),
+        name: get_string(obj, "name"),
+        demangled: get_string(obj, "demangled"),
+        leaf: get_string(obj, "leaf"),
+        metrics: MemColumn::ALL.iter().map(|c| get_count(obj, c.id())).collect(),
+    })
+}
+
+fn mem_site(obj: &JsValue) -> Option<MemSite> {
+    Some(MemSite {
+        id: u32::try_from(get_u64(obj, "id")?).ok()?,
+        guid: get_string(obj, "guid"),
+        name: get_string(obj, "name"),
+        demangled: get_string(obj, "demangled"),
+        frames: get_array(obj, "frames")
+            .iter()
+            .map(|f| MemFrame {
+                guid: get_string(&f, "guid"),
+                name: get_string(&f, "name"),
+                demangled: get_string(&f, "demangled"),
+                line: get_u64(&f, "line").unwrap_or(0) as u32,
+                column: get_u64(&f, "column").unwrap_or(0) as u32,
+                inline: get(&f, "inline").is_truthy(),
+                address: get_string(&f, "address"),
+                build_id: get_string(&f, "buildId"),
+                module_offset: get_string(&f, "moduleOffset"),
+            })
+            .collect(),
+        fields: get_array(obj, "fields")
+            .iter()
+            .filter_map(|pair| {
+                let pair: Array = pair.dyn_into().ok()?;
+                Some((pair.get(0).as_string()?, pair.get(1).as_string()?.parse().ok()?))
+            })
+            .collect(),
+        histogram: get_array(obj, "histogram").iter().filter_map(|c| c.as_string()?.parse().ok()).collect(),
+    })
+}
+
 /// One worker message as a reducer action; `None` for anything malformed.
 fn decode(msg: &JsValue) -> Option<Action> {
     let doc = u32::try_from(get_u64(msg, "id")?).ok()?;
@@ -278,6 +334,17 @@ fn decode(msg: &JsValue) -> Option<Action> {
             cs_summary: profile_summary(&get(msg, "csSummary")),
         },
         "function" => Action::FunctionLoaded { doc, detail: fn_detail(&get(msg, "detail"))? },
+        "memprof" => Action::MemProfLoaded {
+            doc,
+            column: MemColumn::from_id(&get_string(msg, "column")?)?,
+            descending: get(msg, "descending").is_truthy(),
+            total: get_u64(msg, "total")?,
+            start: get_u64(msg, "start")?,
+            raw: get(msg, "raw").is_truthy(),
+            columns: get_array(msg, "columns").iter().filter_map(|c| MemColumn::from_id(&c.as_string()?)).collect(),
+            rows: get_array(msg, "rows").iter().filter_map(|r| mem_row(&r)).collect(),
+        },
+        "memprof_site" => Action::MemProfSiteLoaded { doc, site: mem_site(&get(msg, "site"))? },
         "error" => {
             let message = get_string(msg, "message").unwrap_or_else(|| String::from("unknown error"));
             match req {

@@ -52,11 +52,12 @@ pub enum Tab {
     FlameGraph,
     Functions,
     Summary,
+    MemProf,
     Cfg,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [Tab::Dump, Tab::FlameGraph, Tab::Functions, Tab::Summary, Tab::Cfg];
+    pub const ALL: [Tab; 6] = [Tab::Dump, Tab::FlameGraph, Tab::Functions, Tab::Summary, Tab::MemProf, Tab::Cfg];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -64,6 +65,7 @@ impl Tab {
             Tab::FlameGraph => "flame",
             Tab::Functions => "functions",
             Tab::Summary => "summary",
+            Tab::MemProf => "memprof",
             Tab::Cfg => "cfg",
         }
     }
@@ -74,6 +76,7 @@ impl Tab {
             Tab::FlameGraph => "Flame graph",
             Tab::Functions => "Functions",
             Tab::Summary => "Summary",
+            Tab::MemProf => "MemProf",
             Tab::Cfg => "CFG",
         }
     }
@@ -431,6 +434,186 @@ pub const FN_MARGIN: u64 = 64;
 /// Rows asked for before the table has measured itself.
 pub const FN_FIRST_PAGE: u64 = 64;
 
+/// A metric of the MemProf table (the worker's column ids, the MemProf field names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemColumn {
+    AllocCount,
+    TotalSize,
+    AvgSize,
+    MinSize,
+    MaxSize,
+    TotalLifetime,
+    AvgLifetime,
+    MinLifetime,
+    MaxLifetime,
+    TotalAccessCount,
+    TotalAccessDensity,
+    TotalLifetimeAccessDensity,
+    Depth,
+}
+
+impl MemColumn {
+    pub const ALL: [MemColumn; 13] = [
+        MemColumn::AllocCount,
+        MemColumn::TotalSize,
+        MemColumn::AvgSize,
+        MemColumn::MinSize,
+        MemColumn::MaxSize,
+        MemColumn::TotalLifetime,
+        MemColumn::AvgLifetime,
+        MemColumn::MinLifetime,
+        MemColumn::MaxLifetime,
+        MemColumn::TotalAccessCount,
+        MemColumn::TotalAccessDensity,
+        MemColumn::TotalLifetimeAccessDensity,
+        MemColumn::Depth,
+    ];
+    /// The columns the table shows (when the profile has them); the detail lists every field.
+    pub const SHOWN: [MemColumn; 8] = [
+        MemColumn::Depth,
+        MemColumn::AllocCount,
+        MemColumn::TotalSize,
+        MemColumn::AvgSize,
+        MemColumn::TotalLifetime,
+        MemColumn::AvgLifetime,
+        MemColumn::TotalAccessDensity,
+        MemColumn::TotalLifetimeAccessDensity,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            MemColumn::AllocCount => "AllocCount",
+            MemColumn::TotalSize => "TotalSize",
+            MemColumn::AvgSize => "AvgSize",
+            MemColumn::MinSize => "MinSize",
+            MemColumn::MaxSize => "MaxSize",
+            MemColumn::TotalLifetime => "TotalLifetime",
+            MemColumn::AvgLifetime => "AvgLifetime",
+            MemColumn::MinLifetime => "MinLifetime",
+            MemColumn::MaxLifetime => "MaxLifetime",
+            MemColumn::TotalAccessCount => "TotalAccessCount",
+            MemColumn::TotalAccessDensity => "TotalAccessDensity",
+            MemColumn::TotalLifetimeAccessDensity => "TotalLifetimeAccessDensity",
+            MemColumn::Depth => "Depth",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<MemColumn> {
+        MemColumn::ALL.into_iter().find(|c| c.id() == id)
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            MemColumn::AllocCount => "Allocs",
+            MemColumn::TotalSize => "Total size",
+            MemColumn::AvgSize => "Avg size",
+            MemColumn::MinSize => "Min size",
+            MemColumn::MaxSize => "Max size",
+            MemColumn::TotalLifetime => "Lifetime",
+            MemColumn::AvgLifetime => "Avg life",
+            MemColumn::MinLifetime => "Min lifetime",
+            MemColumn::MaxLifetime => "Max lifetime",
+            MemColumn::TotalAccessCount => "Accesses",
+            MemColumn::TotalAccessDensity => "Density",
+            MemColumn::TotalLifetimeAccessDensity => "LT density",
+            MemColumn::Depth => "Frames",
+        }
+    }
+}
+
+/// One allocation site as the worker sends it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemRow {
+    pub id: u32,
+    /// The function record listing it (indexed), as hex.
+    pub guid: Option<String>,
+    pub name: Option<String>,
+    pub demangled: Option<String>,
+    /// The allocation's return address (raw), as hex.
+    pub leaf: Option<String>,
+    /// Values by [`MemColumn::ALL`] position; `None` where the schema lacks the field.
+    pub metrics: Vec<Option<u64>>,
+}
+
+impl MemRow {
+    pub fn metric(&self, column: MemColumn) -> Option<u64> {
+        let at = MemColumn::ALL.iter().position(|&c| c == column)?;
+        self.metrics.get(at).copied().flatten()
+    }
+}
+
+/// One frame of a site's call stack: symbolized (indexed) or an address (raw).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemFrame {
+    pub guid: Option<String>,
+    pub name: Option<String>,
+    pub demangled: Option<String>,
+    pub line: u32,
+    pub column: u32,
+    pub inline: bool,
+    pub address: Option<String>,
+    pub build_id: Option<String>,
+    pub module_offset: Option<String>,
+}
+
+/// One allocation site in full.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemSite {
+    pub id: u32,
+    pub guid: Option<String>,
+    pub name: Option<String>,
+    pub demangled: Option<String>,
+    /// Leaf first.
+    pub frames: Vec<MemFrame>,
+    /// Every MemInfoBlock field, in the file's order.
+    pub fields: Vec<(String, u64)>,
+    pub histogram: Vec<u64>,
+}
+
+/// The MemProf tab of a file: the sort, the page of sites held, the selection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemProf {
+    pub column: MemColumn,
+    pub descending: bool,
+    pub total: Option<u64>,
+    /// The columns the profile has values for.
+    pub columns: Vec<MemColumn>,
+    /// Sites of a raw profile: frames are addresses.
+    pub raw: bool,
+    pub start: u64,
+    pub rows: Rc<Vec<MemRow>>,
+    pub pending: Option<(u64, u64)>,
+    pub selected: Option<u32>,
+    pub detail: Option<Rc<MemSite>>,
+}
+
+impl Default for MemProf {
+    fn default() -> Self {
+        MemProf {
+            column: MemColumn::TotalSize,
+            descending: true,
+            total: None,
+            columns: Vec::new(),
+            raw: false,
+            start: 0,
+            rows: Rc::default(),
+            pending: None,
+            selected: None,
+            detail: None,
+        }
+    }
+}
+
+impl MemProf {
+    pub fn row(&self, index: u64) -> Option<&MemRow> {
+        self.rows.get(usize::try_from(index.checked_sub(self.start)?).ok()?)
+    }
+
+    fn covers(&self, start: u64, end: u64) -> bool {
+        self.start <= start && end <= self.start.saturating_add(self.rows.len() as u64)
+    }
+}
+
 /// One open file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Doc {
@@ -453,6 +636,7 @@ pub struct Doc {
     /// The last failed request (expanding a node, finding an offset), shown as an alert.
     pub notice: Option<String>,
     pub functions: Functions,
+    pub memprof: MemProf,
 }
 
 impl Doc {
@@ -477,6 +661,8 @@ pub enum Request {
     Functions { doc: DocId, req: u64, query: FnQuery, start: u64, count: u64 },
     Summary { doc: DocId, req: u64 },
     Function { doc: DocId, req: u64, row: u32 },
+    MemProf { doc: DocId, req: u64, column: MemColumn, descending: bool, start: u64, count: u64 },
+    MemProfSite { doc: DocId, req: u64, site: u32 },
     Close { doc: DocId },
 }
 
@@ -527,6 +713,14 @@ pub enum Action {
     },
     SelectFunction(u32),
     ToggleLogScale,
+    /// A MemProf header was clicked: sort by it (again: reverse).
+    SortMemProf(MemColumn),
+    /// The MemProf table shows sites `start..end` (in the current order).
+    NeedMemProfRows {
+        start: u64,
+        end: u64,
+    },
+    SelectMemProfSite(u32),
 
     // Replies from the worker.
     Progress {
@@ -584,6 +778,20 @@ pub enum Action {
         doc: DocId,
         detail: FnDetail,
     },
+    MemProfLoaded {
+        doc: DocId,
+        column: MemColumn,
+        descending: bool,
+        total: u64,
+        start: u64,
+        raw: bool,
+        columns: Vec<MemColumn>,
+        rows: Vec<MemRow>,
+    },
+    MemProfSiteLoaded {
+        doc: DocId,
+        site: MemSite,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -635,6 +843,7 @@ impl State {
                     tree_focus: 0,
                     notice: None,
                     functions: Functions::default(),
+                    memprof: MemProf::default(),
                 }));
                 if select || self.current.is_none() {
                     self.current = Some(id);
@@ -672,6 +881,9 @@ impl State {
                         self.need_function_rows(0, FN_FIRST_PAGE);
                     }
                     Tab::Summary => self.need_summary(),
+                    Tab::MemProf => {
+                        self.need_memprof_rows(0, FN_FIRST_PAGE);
+                    }
                     _ => {}
                 }
                 changed
@@ -700,6 +912,28 @@ impl State {
                 doc.functions.selected = Some(row);
                 let id = doc.id;
                 state.send(|req| Request::Function { doc: id, req, row });
+                true
+            }),
+            Action::SortMemProf(column) => self.with_current(|state, doc| {
+                let m = &mut doc.memprof;
+                m.descending = if m.column == column { !m.descending } else { true };
+                m.column = column;
+                m.rows = Rc::default();
+                m.start = 0;
+                let count = FN_FIRST_PAGE.saturating_add(FN_MARGIN);
+                let (id, descending) = (doc.id, m.descending);
+                state.send(|req| Request::MemProf { doc: id, req, column, descending, start: 0, count });
+                m.pending = Some((0, count));
+                true
+            }),
+            Action::NeedMemProfRows { start, end } => self.need_memprof_rows(start, end),
+            Action::SelectMemProfSite(site) => self.with_current(|state, doc| {
+                if doc.memprof.selected == Some(site) {
+                    return false;
+                }
+                doc.memprof.selected = Some(site);
+                let id = doc.id;
+                state.send(|req| Request::MemProfSite { doc: id, req, site });
                 true
             }),
             Action::ToggleLogScale => self.with_current(|_, doc| {
@@ -810,8 +1044,31 @@ impl State {
                 doc.functions.detail = Some(Rc::new(detail));
                 true
             }),
+            Action::MemProfLoaded { doc, column, descending, total, start, raw, columns, rows } => {
+                self.with_doc(doc, |doc| {
+                    let m = &mut doc.memprof;
+                    if (m.column, m.descending) != (column, descending) {
+                        return false; // a reply to an older sort
+                    }
+                    m.pending = None;
+                    m.total = Some(total);
+                    m.start = start;
+                    m.raw = raw;
+                    m.columns = columns;
+                    m.rows = Rc::new(rows);
+                    true
+                })
+            }
+            Action::MemProfSiteLoaded { doc, site } => self.with_doc(doc, |doc| {
+                if doc.memprof.selected != Some(site.id) {
+                    return false;
+                }
+                doc.memprof.detail = Some(Rc::new(site));
+                true
+            }),
             Action::RequestFailed { doc, req, message } => self.with_doc(doc, |doc| {
                 doc.functions.pending = None;
+                doc.memprof.pending = None;
                 let tree = Rc::make_mut(&mut doc.tree);
                 for node in &mut tree.nodes {
                     if node.children == (Children::Loading { req }) {
@@ -943,6 +1200,34 @@ impl State {
         self.send(|req| Request::Functions { doc: id, req, query, start: from, count: to.saturating_sub(from) });
         self.with_doc(id, |doc| {
             doc.functions.pending = Some((from, to));
+            true
+        })
+    }
+
+    fn need_memprof_rows(&mut self, start: u64, end: u64) -> bool {
+        let Some(doc) = self.current_doc() else { return false };
+        let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&Tab::MemProf));
+        let m = &doc.memprof;
+        let end = m.total.map_or(end, |t| end.min(t));
+        if !offered || doc.phase != Phase::Ready || (m.total.is_some() && m.covers(start, end)) {
+            return false;
+        }
+        if m.pending.is_some_and(|(s, e)| s <= start && end <= e) {
+            return false;
+        }
+        let from = start.saturating_sub(FN_MARGIN);
+        let to = end.max(start.saturating_add(1)).saturating_add(FN_MARGIN);
+        let (id, column, descending) = (doc.id, m.column, m.descending);
+        self.send(|req| Request::MemProf {
+            doc: id,
+            req,
+            column,
+            descending,
+            start: from,
+            count: to.saturating_sub(from),
+        });
+        self.with_doc(id, |doc| {
+            doc.memprof.pending = Some((from, to));
             true
         })
     }
@@ -1233,6 +1518,57 @@ mod tests {
         // A format without the table asks for nothing.
         let mut t = opened();
         assert!(!t.update(Action::SelectTab(Tab::Functions)));
+        assert!(t.outbox.is_empty());
+    }
+
+    #[test]
+    fn the_memprof_tab_pages_sites_sorts_and_asks_for_a_site() {
+        let mut s = State::default();
+        s.update(Action::Add { id: 1, name: "m".into(), size: 100, demo: false, select: true });
+        let mut sum = summary("memprof-raw");
+        sum.views = vec!["dump".into(), "memprof".into()];
+        s.update(Action::Opened { doc: 1, summary: sum, root: info("file", 0, 100, false), children: vec![] });
+        assert_eq!(s.current_doc().unwrap().summary.as_ref().unwrap().tabs(), [Tab::Dump, Tab::MemProf]);
+        assert!(s.update(Action::SelectTab(Tab::MemProf)));
+        let Some((_, Request::MemProf { column: MemColumn::TotalSize, descending: true, start: 0, .. })) =
+            s.outbox.last().cloned()
+        else {
+            panic!("{:?}", s.outbox)
+        };
+        assert!(!s.update(Action::NeedMemProfRows { start: 0, end: 10 }), "asked already");
+        let row = |id| MemRow { id, ..MemRow::default() };
+        s.update(Action::MemProfLoaded {
+            doc: 1,
+            column: MemColumn::TotalSize,
+            descending: true,
+            total: 2,
+            start: 0,
+            raw: true,
+            columns: vec![MemColumn::TotalSize],
+            rows: vec![row(1), row(0)],
+        });
+        assert_eq!(s.current_doc().unwrap().memprof.row(0).unwrap().id, 1);
+        assert!(!s.update(Action::NeedMemProfRows { start: 0, end: 30 }), "all held");
+        // Sorting by the same column reverses; a reply to the old order is dropped.
+        assert!(s.update(Action::SortMemProf(MemColumn::TotalSize)));
+        assert!(!s.current_doc().unwrap().memprof.descending);
+        assert!(!s.update(Action::MemProfLoaded {
+            doc: 1,
+            column: MemColumn::TotalSize,
+            descending: true,
+            total: 2,
+            start: 0,
+            raw: true,
+            columns: vec![],
+            rows: vec![row(1)],
+        }));
+        assert!(s.update(Action::SelectMemProfSite(1)));
+        assert!(matches!(s.outbox.last(), Some((_, Request::MemProfSite { site: 1, .. }))));
+        assert!(!s.update(Action::MemProfSiteLoaded { doc: 1, site: MemSite { id: 0, ..MemSite::default() } }));
+        assert!(s.update(Action::MemProfSiteLoaded { doc: 1, site: MemSite { id: 1, ..MemSite::default() } }));
+        // A profile without MemProf asks for nothing.
+        let mut t = profile();
+        assert!(!t.update(Action::SelectTab(Tab::MemProf)));
         assert!(t.outbox.is_empty());
     }
 

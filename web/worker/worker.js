@@ -15,6 +15,9 @@
 //                                        a page of the function table
 //   {type:'summary', id, req}
 //   {type:'function', id, req, row}      one function's detail, by table row id
+//   {type:'memprof', id, req, column, descending, start, count}
+//                                        a page of MemProf allocation sites
+//   {type:'memprof_site', id, req, site} one site with its call stack
 //   {type:'close', id}
 // Messages out:
 //   {type:'progress', id, loaded, total, phase}          phase: 'read' or 'decode'
@@ -25,6 +28,8 @@
 //   {type:'functions', id, req, column, descending, filter, total, matching, start, rows}
 //   {type:'summary', id, req, summary, csSummary}
 //   {type:'function', id, req, detail}
+//   {type:'memprof', id, req, column, descending, total, start, raw, columns, rows}
+//   {type:'memprof_site', id, req, site}
 //   {type:'error', id, req?, message}                    req absent: the open failed
 
 import init, { Session } from './pgolens_worker.js';
@@ -74,6 +79,15 @@ async function handle(msg) {
     case 'function': {
       const detail = JSON.parse(session(msg.id).function(msg.row));
       return post({ type: 'function', id: msg.id, req: msg.req, detail });
+    }
+    case 'memprof': {
+      const { column, descending } = msg;
+      const page = JSON.parse(session(msg.id).memprof(column, descending, msg.start, msg.count));
+      return post({ type: 'memprof', id: msg.id, req: msg.req, column, descending, ...page });
+    }
+    case 'memprof_site': {
+      const site = JSON.parse(session(msg.id).memprof_site(msg.site));
+      return post({ type: 'memprof_site', id: msg.id, req: msg.req, site });
     }
     default:
       throw new Error(`unknown request ${msg.type}`);

@@ -4,12 +4,13 @@
 //! Each format adds an adapter module that fills these from its decoded model
 //! ([`instrprof`] for raw and indexed instrumentation profiles). Columns a format
 //! lacks stay `None`, so sample profiles and perf symbol tables can feed the same
-//! [`FunctionTable`].
+//! [`FunctionTable`]. [`memprof`] lists MemProf allocation sites.
 
 pub mod demangle;
 pub mod detail;
 pub mod functions;
 pub mod instrprof;
+pub mod memprof;
 pub mod summary;
 
 pub use detail::FunctionDetail;

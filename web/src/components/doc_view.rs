@@ -6,6 +6,7 @@ use yew::prelude::*;
 
 use super::dump_view::DumpView;
 use super::functions_view::FunctionsView;
+use super::memprof_view::MemProfView;
 use super::status::percent;
 use super::summary_view::SummaryView;
 use super::tabs::Tabs;
@@ -50,6 +51,7 @@ pub fn DocView(props: &Props) -> Html {
                 Tab::Dump => html! { <DumpView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
                 Tab::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
                 Tab::Summary => html! { <SummaryView summary={doc.functions.summary.clone()} /> },
+                Tab::MemProf => html! { <MemProfView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
                 // Later layers: flame graph and CFG views.
                 other => html! { <p class="muted">{format!("{} is not available for this file.", other.title())}</p> },
             };

@@ -8,6 +8,7 @@ mod file_list;
 mod function_detail;
 mod functions_view;
 mod hex_pane;
+mod memprof_view;
 mod scroll;
 mod status;
 mod summary_view;

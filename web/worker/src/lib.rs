@@ -67,6 +67,16 @@ impl Session {
         self.0.function(id).map_err(|e| JsError::new(&e))
     }
 
+    /// JSON: a page of MemProf allocation sites (see `session::Session::memprof`).
+    pub fn memprof(&mut self, column: &str, descending: bool, start: u32, count: u32) -> Result<String, JsError> {
+        self.0.memprof(column, descending, start, count).map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: one allocation site with its call stack.
+    pub fn memprof_site(&mut self, id: u32) -> Result<String, JsError> {
+        self.0.memprof_site(id).map_err(|e| JsError::new(&e))
+    }
+
     /// The decoded bytes in `start..end` (clipped).
     pub fn bytes(&self, start: f64, end: f64) -> Vec<u8> {
         self.0.bytes(offset(start), offset(end))

@@ -27,6 +27,7 @@ use pgolens::dump::write_json;
 use pgolens::formats::instrprof::{self, model::Profile};
 use pgolens::model::detail::KIND_NAMES;
 use pgolens::model::instrprof::{self as adapter, Names};
+use pgolens::model::memprof::{build_id_hex, Column as MemColumn, Sites};
 use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::{Detection, Format, Node};
 
@@ -48,6 +49,14 @@ struct Decoded {
     detection: Detection,
     root: Node,
     views: Option<Views>,
+    /// The allocation sites of a MemProf profile (raw, or an indexed one's section).
+    memprof: Option<MemProfView>,
+}
+
+/// MemProf allocation sites and the order last asked for.
+struct MemProfView {
+    sites: Sites,
+    sorted: Option<(MemColumn, bool, Vec<u32>)>,
 }
 
 /// The view models of a decoded profile, and the table orders last asked for.
@@ -149,20 +158,31 @@ impl Session {
             Format::InstrProfRaw | Format::InstrProfIndexed => Some(Views::instrprof(&data)),
             _ => None,
         };
+        let memprof = match (&views, detection.format) {
+            (Some(Ok(v)), _) => Sites::indexed(&v.profile),
+            (_, Format::MemProfRaw) => instrprof::decode_memprof::decode_raw(&data).ok().map(|p| Sites::raw(&p)),
+            _ => None,
+        }
+        .map(|sites| MemProfView { sites, sorted: None });
+        let memprof_view = if memprof.is_some() { ",\"memprof\"" } else { "" };
         match &views {
-            Some(Ok(_)) => out.push_str(",\"views\":[\"dump\",\"functions\",\"summary\"]"),
+            Some(Ok(_)) => {
+                let _ = write!(out, ",\"views\":[\"dump\",\"functions\",\"summary\"{memprof_view}]");
+            }
             Some(Err(e)) => {
                 out.push_str(",\"views\":[\"dump\"],\"viewsError\":");
                 json_string(e, &mut out);
             }
-            None => out.push_str(",\"views\":[\"dump\"]"),
+            None => {
+                let _ = write!(out, ",\"views\":[\"dump\"{memprof_view}]");
+            }
         }
         out.push_str(",\"root\":");
         node_json(&root, &mut out);
         out.push_str(",\"children\":");
         children_json(&root, &mut out);
         out.push('}');
-        self.decoded = Some(Decoded { data, file_size, detection, root, views: views.and_then(Result::ok) });
+        self.decoded = Some(Decoded { data, file_size, detection, root, views: views.and_then(Result::ok), memprof });
         Ok(out)
     }
 
@@ -311,6 +331,97 @@ impl Session {
         Ok(out)
     }
 
+    fn memprof_view(&mut self) -> Result<&mut MemProfView, String> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        decoded.memprof.as_mut().ok_or_else(|| String::from("this file has no MemProf data"))
+    }
+
+    /// A page of the MemProf allocation sites, ordered by `column`:
+    /// `{"total","start","raw","columns":[ids],"rows":[{"id","guid"?,"name"?,
+    /// "demangled"?,"leaf"?,"depth",<column id>:"value",...}]}`. `guid` is the
+    /// record's function, `leaf` (raw) the allocation's return address in hex;
+    /// values are decimal strings, absent where the schema lacks the field.
+    pub fn memprof(&mut self, column: &str, descending: bool, start: u32, count: u32) -> Result<String, String> {
+        let column = MemColumn::from_id(column).ok_or_else(|| alloc::format!("no MemProf column {column:?}"))?;
+        let view = self.memprof_view()?;
+        if !matches!(&view.sorted, Some((c, d, _)) if *c == column && *d == descending) {
+            view.sorted = Some((column, descending, view.sites.sorted(column, descending)));
+        }
+        let sites = &view.sites;
+        let order = view.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
+        let total = order.len();
+        let from = (start as usize).min(total);
+        let mut out = alloc::format!("{{\"total\":{total},\"start\":{from},\"raw\":{},\"columns\":[", sites.raw);
+        for (i, c) in sites.columns().into_iter().enumerate() {
+            let _ = write!(out, "{}\"{}\"", if i > 0 { "," } else { "" }, c.id());
+        }
+        out.push_str("],\"rows\":[");
+        for (i, &id) in order.get(from..).unwrap_or_default().iter().take(count as usize).enumerate() {
+            let Some(site) = sites.site(id) else { continue };
+            let _ = write!(out, "{}{{\"id\":{id}", if i > 0 { "," } else { "" });
+            if let Some(guid) = site.function {
+                guid_json(sites, guid, &mut out);
+            }
+            if let Some(pc) = site.frames.first().and_then(|f| f.address) {
+                let _ = write!(out, ",\"leaf\":\"{pc:#x}\"");
+            }
+            for c in MemColumn::ALL {
+                if let Some(v) = site.metric(c) {
+                    let _ = write!(out, ",\"{}\":\"{v}\"", c.id());
+                }
+            }
+            out.push('}');
+        }
+        out.push_str("]}");
+        Ok(out)
+    }
+
+    /// One allocation site in full: `{"id","guid"?,"name"?,"demangled"?,"profile",
+    /// "frames":[{"guid"?,"name"?,"demangled"?,"line","column","inline"} |
+    /// {"address","buildId"?,"moduleOffset"?}],"fields":[["name","value"]],
+    /// "histogram":["count"]}`, frames leaf first.
+    pub fn memprof_site(&mut self, id: u32) -> Result<String, String> {
+        let sites = &self.memprof_view()?.sites;
+        let site = sites.site(id).ok_or_else(|| alloc::format!("no allocation site {id}"))?;
+        let mut out = alloc::format!("{{\"id\":{id},\"profile\":{}", site.profile);
+        if let Some(guid) = site.function {
+            guid_json(sites, guid, &mut out);
+        }
+        out.push_str(",\"frames\":[");
+        for (i, f) in site.frames.iter().enumerate() {
+            out.push_str(if i > 0 { ",{" } else { "{" });
+            if let Some(pc) = f.address {
+                let _ = write!(out, "\"address\":\"{pc:#x}\"");
+                let segment = f.segment.and_then(|s| sites.segments.get(s as usize));
+                if let Some(seg) = segment {
+                    let _ = write!(out, ",\"buildId\":\"{}\"", build_id_hex(seg));
+                    if let Some(off) = pc.checked_sub(seg.offset) {
+                        let _ = write!(out, ",\"moduleOffset\":\"{off:#x}\"");
+                    }
+                }
+            } else {
+                let _ = write!(out, "\"line\":{},\"column\":{},\"inline\":{}", f.line_offset, f.column, f.is_inline);
+                if let Some(guid) = f.function {
+                    guid_json(sites, guid, &mut out);
+                }
+            }
+            out.push('}');
+        }
+        out.push_str("],\"fields\":[");
+        for (i, (meta, value)) in site.info.fields.iter().enumerate() {
+            let name = meta.name().map_or_else(|| alloc::format!("field {}", meta.0), String::from);
+            let _ = write!(out, "{}[", if i > 0 { "," } else { "" });
+            json_string(&name, &mut out);
+            let _ = write!(out, ",\"{value}\"]");
+        }
+        out.push_str("],\"histogram\":[");
+        for (i, c) in site.info.histogram.iter().enumerate() {
+            let _ = write!(out, "{}\"{c}\"", if i > 0 { "," } else { "" });
+        }
+        out.push_str("]}");
+        Ok(out)
+    }
+
     /// The children of the node at `path` (child indices from the root), expanding
     /// it when it is deferred. A JSON array of nodes.
     pub fn children(&mut self, path: &[u32]) -> Result<String, String> {
@@ -403,6 +514,19 @@ fn children_json(node: &Node, out: &mut String) {
         node_json(child, out);
     }
     out.push(']');
+}
+
+/// `,"guid":"0x…"` and, where the profile names it, `,"name"` and `,"demangled"`.
+fn guid_json(sites: &Sites, guid: u64, out: &mut String) {
+    let _ = write!(out, ",\"guid\":\"{guid:#018x}\"");
+    if let Some(name) = sites.name(guid) {
+        out.push_str(",\"name\":");
+        json_string(&String::from_utf8_lossy(name), out);
+        if let Some(d) = pgolens::model::demangle::demangle(name) {
+            out.push_str(",\"demangled\":");
+            json_string(&d, out);
+        }
+    }
 }
 
 fn summary_json(s: &Summary, out: &mut String) {
@@ -522,6 +646,32 @@ mod tests {
         let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
         text.finish().unwrap();
         assert!(text.functions("name", false, "", 0, 1).is_err());
+    }
+
+    #[test]
+    fn memprof_profiles_list_their_allocation_sites() {
+        for (path, sites) in [
+            ("llvm/memprof-progA/memprof-progA.profdata", 25), // One row per MemInfoBlock: llvm-profdata, which symbolizes with the binary,
+            // drops the contexts outside it and lists the rest under each inlined function.
+            ("llvm/memprof-progA/memprof-progA.memprofraw", 16),
+        ] {
+            let Some(bytes) = corpus(path) else { continue };
+            let mut s = session(path, &bytes);
+            let opened = s.finish().unwrap();
+            assert!(opened.contains("\"memprof\"]"), "{opened}");
+            let page = s.memprof("TotalSize", true, 0, 100).unwrap();
+            assert!(page.starts_with(&alloc::format!("{{\"total\":{sites},\"start\":0,")), "{page}");
+            assert_eq!(page.matches("\"id\":").count(), sites);
+            let detail = s.memprof_site(0).unwrap();
+            assert!(detail.contains("\"frames\":[{"), "{detail}");
+            assert!(detail.contains("[\"TotalSize\",\""), "{detail}");
+            assert!(s.memprof_site(sites as u32).is_err());
+            assert!(s.memprof("bogus", false, 0, 1).is_err());
+        }
+        let Some(bytes) = corpus("llvm/irpgo-progA/irpgo-progA.profdata") else { return };
+        let mut s = session("irpgo-progA.profdata", &bytes);
+        assert!(!s.finish().unwrap().contains("memprof"));
+        assert!(s.memprof("TotalSize", true, 0, 1).is_err());
     }
 
     #[test]
