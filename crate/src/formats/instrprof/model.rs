@@ -59,7 +59,8 @@ impl Function {
     /// Sorts every site by descending count, keeping the order of equal counts.
     fn sort_value_data(&mut self) {
         for kind in &mut self.sites {
-            for site in kind.iter_mut() {
+            // Indexed files store sites already sorted; checking is cheaper than sorting.
+            for site in kind.iter_mut().filter(|site| !site.is_sorted_by(|a, b| a.count >= b.count)) {
                 site.sort_by_key(|v| core::cmp::Reverse(v.count));
             }
         }
