@@ -91,6 +91,9 @@ impl Bridge {
             Request::MemProfSite { doc, req, site } => {
                 message("memprof_site", *doc, &[("req", num(*req)), ("site", (*site).into())])?
             }
+            Request::Correlate { doc, req, binary } => {
+                message("correlate", *doc, &[("req", num(*req)), ("binary", (*binary).into())])?
+            }
             Request::Close { doc } => message("close", *doc, &[])?,
         };
         self.worker.post_message(&msg)
@@ -298,6 +301,8 @@ fn decode(msg: &JsValue) -> Option<Action> {
                 size: get_u64(&s, "size").unwrap_or(0),
                 file_size: get_u64(&s, "fileSize").unwrap_or(0),
                 views: get_array(&s, "views").iter().filter_map(|v| v.as_string()).collect(),
+                views_error: get_string(&s, "viewsError"),
+                correlated_with: None,
             };
             let root = node(&get(msg, "root"))?;
             Action::Opened { doc, summary, root, children: nodes(&get_array(msg, "children")) }
@@ -343,6 +348,11 @@ fn decode(msg: &JsValue) -> Option<Action> {
             raw: get(msg, "raw").is_truthy(),
             columns: get_array(msg, "columns").iter().filter_map(|c| MemColumn::from_id(&c.as_string()?)).collect(),
             rows: get_array(msg, "rows").iter().filter_map(|r| mem_row(&r)).collect(),
+        },
+        "correlated" => Action::Correlated {
+            doc,
+            binary_name: get_string(msg, "correlatedWith")?,
+            views: get_array(msg, "views").iter().filter_map(|v| v.as_string()).collect(),
         },
         "memprof_site" => Action::MemProfSiteLoaded { doc, site: mem_site(&get(msg, "site"))? },
         "error" => {

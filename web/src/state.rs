@@ -43,6 +43,10 @@ pub struct Summary {
     pub file_size: u64,
     /// The views the format offers, by id (`dump`, later `flame`, `functions`, `cfg`).
     pub views: Vec<String>,
+    /// Why the format's other views are missing (a correlated raw profile without its binary).
+    pub views_error: Option<String>,
+    /// The binary a correlated raw profile was decoded with.
+    pub correlated_with: Option<String>,
 }
 
 /// The views of a decoded file, in tab order.
@@ -83,6 +87,15 @@ impl Tab {
 }
 
 impl Summary {
+    /// A correlated raw profile waiting for its binary.
+    pub fn needs_binary(&self) -> bool {
+        self.format == "instrprof-raw" && self.views_error.as_deref().is_some_and(|e| e.contains("binary"))
+    }
+
+    pub fn is_elf(&self) -> bool {
+        self.format == "elf" || self.format == "elf+bat"
+    }
+
     /// The tabs to show: those the format offers, in [`Tab::ALL`] order.
     pub fn tabs(&self) -> Vec<Tab> {
         Tab::ALL.into_iter().filter(|t| self.views.iter().any(|v| v == t.id())).collect()
@@ -637,6 +650,8 @@ pub struct Doc {
     pub notice: Option<String>,
     pub functions: Functions,
     pub memprof: MemProf,
+    /// The last ELF this (correlated raw) file was offered to, so it is offered once.
+    pub binary_tried: Option<DocId>,
 }
 
 impl Doc {
@@ -655,15 +670,60 @@ impl Doc {
 /// What the page asks of the worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
-    Children { doc: DocId, req: u64, path: Vec<u32> },
-    Bytes { doc: DocId, req: u64, start: u64, end: u64 },
-    PathTo { doc: DocId, req: u64, offset: u64 },
-    Functions { doc: DocId, req: u64, query: FnQuery, start: u64, count: u64 },
-    Summary { doc: DocId, req: u64 },
-    Function { doc: DocId, req: u64, row: u32 },
-    MemProf { doc: DocId, req: u64, column: MemColumn, descending: bool, start: u64, count: u64 },
-    MemProfSite { doc: DocId, req: u64, site: u32 },
-    Close { doc: DocId },
+    Children {
+        doc: DocId,
+        req: u64,
+        path: Vec<u32>,
+    },
+    Bytes {
+        doc: DocId,
+        req: u64,
+        start: u64,
+        end: u64,
+    },
+    PathTo {
+        doc: DocId,
+        req: u64,
+        offset: u64,
+    },
+    Functions {
+        doc: DocId,
+        req: u64,
+        query: FnQuery,
+        start: u64,
+        count: u64,
+    },
+    Summary {
+        doc: DocId,
+        req: u64,
+    },
+    Function {
+        doc: DocId,
+        req: u64,
+        row: u32,
+    },
+    MemProf {
+        doc: DocId,
+        req: u64,
+        column: MemColumn,
+        descending: bool,
+        start: u64,
+        count: u64,
+    },
+    MemProfSite {
+        doc: DocId,
+        req: u64,
+        site: u32,
+    },
+    /// Decode the correlated raw profile `doc` with the open ELF `binary`.
+    Correlate {
+        doc: DocId,
+        req: u64,
+        binary: DocId,
+    },
+    Close {
+        doc: DocId,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -792,6 +852,12 @@ pub enum Action {
         doc: DocId,
         site: MemSite,
     },
+    /// A correlated raw profile was decoded with `binary`, named `binary_name`.
+    Correlated {
+        doc: DocId,
+        binary_name: String,
+        views: Vec<String>,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -844,6 +910,7 @@ impl State {
                     notice: None,
                     functions: Functions::default(),
                     memprof: MemProf::default(),
+                    binary_tried: None,
                 }));
                 if select || self.current.is_none() {
                     self.current = Some(id);
@@ -969,11 +1036,23 @@ impl State {
                 doc.phase = if decoding { Phase::Decoding } else { Phase::Reading { loaded, total } };
                 true
             }),
-            Action::Opened { doc, summary, root, children } => self.with_doc(doc, |doc| {
-                doc.phase = Phase::Ready;
-                doc.summary = Some(summary);
-                doc.tree = Rc::new(Tree::with_root(root, children));
-                doc.selected = Some(0);
+            Action::Opened { doc, summary, root, children } => {
+                let changed = self.with_doc(doc, |doc| {
+                    doc.phase = Phase::Ready;
+                    doc.summary = Some(summary);
+                    doc.tree = Rc::new(Tree::with_root(root, children));
+                    doc.selected = Some(0);
+                    true
+                });
+                self.offer_binary();
+                changed
+            }
+            Action::Correlated { doc, binary_name, views } => self.with_doc(doc, |doc| {
+                let Some(summary) = doc.summary.as_mut() else { return false };
+                summary.views = views;
+                summary.views_error = None;
+                summary.correlated_with = Some(binary_name);
+                doc.notice = None;
                 true
             }),
             Action::OpenFailed { doc, message } => self.with_doc(doc, |doc| {
@@ -1204,6 +1283,31 @@ impl State {
         })
     }
 
+    /// Offers the newest open ELF to every correlated raw profile waiting for its
+    /// binary that has not tried it yet; the worker decodes the profile with it.
+    fn offer_binary(&mut self) {
+        let ready = |d: &&Rc<Doc>| d.phase == Phase::Ready;
+        let Some(elf) = self.docs.iter().filter(ready).rev().find(|d| d.summary.as_ref().is_some_and(Summary::is_elf))
+        else {
+            return;
+        };
+        let binary = elf.id;
+        let waiting: Vec<DocId> = self
+            .docs
+            .iter()
+            .filter(ready)
+            .filter(|d| d.summary.as_ref().is_some_and(Summary::needs_binary) && d.binary_tried != Some(binary))
+            .map(|d| d.id)
+            .collect();
+        for doc in waiting {
+            self.send(|req| Request::Correlate { doc, req, binary });
+            self.with_doc(doc, |d| {
+                d.binary_tried = Some(binary);
+                true
+            });
+        }
+    }
+
     fn need_memprof_rows(&mut self, start: u64, end: u64) -> bool {
         let Some(doc) = self.current_doc() else { return false };
         let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&Tab::MemProf));
@@ -1285,6 +1389,8 @@ mod tests {
             size: 100,
             file_size: 100,
             views: vec!["dump".into()],
+            views_error: None,
+            correlated_with: None,
         }
     }
 
@@ -1570,6 +1676,42 @@ mod tests {
         let mut t = profile();
         assert!(!t.update(Action::SelectTab(Tab::MemProf)));
         assert!(t.outbox.is_empty());
+    }
+
+    #[test]
+    fn a_correlated_raw_profile_is_offered_the_elf_dropped_with_or_after_it() {
+        let mut s = State::default();
+        s.update(Action::Add { id: 1, name: "p.profraw".into(), size: 100, demo: false, select: true });
+        let mut raw = summary("instrprof-raw");
+        raw.views_error = Some("correlated raw profile: … the instrumented binary, which is needed".into());
+        s.update(Action::Opened { doc: 1, summary: raw, root: info("file", 0, 100, false), children: vec![] });
+        assert!(s.outbox.is_empty(), "no binary yet");
+        s.update(Action::Add { id: 2, name: "p.elf".into(), size: 100, demo: false, select: false });
+        s.update(Action::Opened {
+            doc: 2,
+            summary: summary("elf"),
+            root: info("elf", 0, 100, false),
+            children: vec![],
+        });
+        assert!(matches!(s.outbox.last(), Some((_, Request::Correlate { doc: 1, binary: 2, .. }))));
+        // Offered once: another file opening asks nothing more.
+        s.update(Action::Add { id: 3, name: "x".into(), size: 1, demo: false, select: false });
+        s.update(Action::Opened {
+            doc: 3,
+            summary: summary("bolt-fdata"),
+            root: info("r", 0, 1, false),
+            children: vec![],
+        });
+        assert_eq!(s.outbox.iter().filter(|(_, r)| matches!(r, Request::Correlate { .. })).count(), 1);
+        assert!(s.update(Action::Correlated {
+            doc: 1,
+            binary_name: "p.elf".into(),
+            views: vec!["dump".into(), "functions".into(), "summary".into()],
+        }));
+        let sum = s.current_doc().unwrap().summary.clone().unwrap();
+        assert_eq!(sum.tabs(), [Tab::Dump, Tab::Functions, Tab::Summary]);
+        assert_eq!(sum.correlated_with.as_deref(), Some("p.elf"));
+        assert!(!sum.needs_binary());
     }
 
     #[test]

@@ -18,6 +18,8 @@
 //   {type:'memprof', id, req, column, descending, start, count}
 //                                        a page of MemProf allocation sites
 //   {type:'memprof_site', id, req, site} one site with its call stack
+//   {type:'correlate', id, req, binary} decode the correlated raw profile `id` with
+//                                        the open ELF `binary` (read in place, not copied)
 //   {type:'close', id}
 // Messages out:
 //   {type:'progress', id, loaded, total, phase}          phase: 'read' or 'decode'
@@ -30,6 +32,7 @@
 //   {type:'function', id, req, detail}
 //   {type:'memprof', id, req, column, descending, total, start, raw, columns, rows}
 //   {type:'memprof_site', id, req, site}
+//   {type:'correlated', id, req, binary, views, correlatedWith}
 //   {type:'error', id, req?, message}                    req absent: the open failed
 
 import init, { Session } from './pgolens_worker.js';
@@ -88,6 +91,10 @@ async function handle(msg) {
     case 'memprof_site': {
       const site = JSON.parse(session(msg.id).memprof_site(msg.site));
       return post({ type: 'memprof_site', id: msg.id, req: msg.req, site });
+    }
+    case 'correlate': {
+      const done = JSON.parse(session(msg.id).correlate(session(msg.binary)));
+      return post({ type: 'correlated', id: msg.id, req: msg.req, binary: msg.binary, ...done });
     }
     default:
       throw new Error(`unknown request ${msg.type}`);

@@ -58,6 +58,9 @@ pub fn DocView(props: &Props) -> Html {
             html! {
                 <>
                     {notice}
+                    if let Some(why) = doc.summary.as_ref().and_then(|s| s.views_error.clone()) {
+                        <p class="views-note muted" role="note">{format!("Functions and Summary are not available: {why}")}{if doc.summary.as_ref().is_some_and(|s| s.needs_binary()) { " Drop its ELF on the page to decode it." } else { "" }}</p>
+                    }
                     <Tabs {tabs} current={doc.tab} {on_tab} />
                     <div class="panel" role="tabpanel" id={format!("panel-{}", doc.tab.id())} aria-labelledby={format!("tab-{}", doc.tab.id())}>
                         {panel}

@@ -29,6 +29,11 @@ pub fn Status(props: &Props) -> Html {
                         }
                         <span class="detection muted" title="detection">{&s.detection}</span>
                         <span class="size muted">{size_text(s.size, s.file_size)}</span>
+                        if let Some(binary) = &s.correlated_with {
+                            <span class="correlated">{format!("correlated with {binary}")}</span>
+                        } else if s.needs_binary() {
+                            <span class="correlated missing">{"needs its binary: drop the instrumented ELF"}</span>
+                        }
                     </>
                 },
                 (Phase::Reading { loaded, total }, _) => {

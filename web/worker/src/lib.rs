@@ -77,6 +77,12 @@ impl Session {
         self.0.memprof_site(id).map_err(|e| JsError::new(&e))
     }
 
+    /// Decodes this correlated raw profile with `binary`, the session of its ELF,
+    /// whose bytes are read in place in wasm memory. JSON: the views and the binary's name.
+    pub fn correlate(&mut self, binary: &Session) -> Result<String, JsError> {
+        self.0.correlate(&binary.0).map_err(|e| JsError::new(&e))
+    }
+
     /// The decoded bytes in `start..end` (clipped).
     pub fn bytes(&self, start: f64, end: f64) -> Vec<u8> {
         self.0.bytes(offset(start), offset(end))

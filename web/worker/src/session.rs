@@ -73,8 +73,9 @@ struct Views {
 }
 
 impl Views {
-    fn instrprof(data: &[u8]) -> Result<Views, String> {
-        let profile = instrprof::decode(data, None).map_err(|e| e.to_string())?;
+    /// `binary`: the instrumented ELF of a correlated raw profile.
+    fn instrprof(data: &[u8], binary: Option<&[u8]>) -> Result<Views, String> {
+        let profile = instrprof::decode(data, binary).map_err(|e| e.to_string())?;
         let table = adapter::function_table(&profile);
         let summary = adapter::summary(&profile, false);
         let cs_summary = profile.is_context_sensitive().then(|| adapter::summary(&profile, true));
@@ -155,7 +156,7 @@ impl Session {
         // The views this format offers. A profile whose records cannot be decoded
         // (a correlated raw profile without its binary) still has its dump.
         let views = match detection.format {
-            Format::InstrProfRaw | Format::InstrProfIndexed => Some(Views::instrprof(&data)),
+            Format::InstrProfRaw | Format::InstrProfIndexed => Some(Views::instrprof(&data, None)),
             _ => None,
         };
         let memprof = match (&views, detection.format) {
@@ -183,6 +184,26 @@ impl Session {
         children_json(&root, &mut out);
         out.push('}');
         self.decoded = Some(Decoded { data, file_size, detection, root, views: views.and_then(Result::ok), memprof });
+        Ok(out)
+    }
+
+    /// Decodes a correlated raw profile that could not be decoded alone with its
+    /// binary, the decoded file of `binary` (another session: its bytes are read in
+    /// place, not copied). Returns `{"views":[...],"correlatedWith":name}`.
+    pub fn correlate(&mut self, binary: &Session) -> Result<String, String> {
+        let elf = binary.decoded.as_ref().ok_or_else(not_decoded)?;
+        if !matches!(elf.detection.format, Format::Elf | Format::ElfWithBat) {
+            return Err(alloc::format!("{} is not an ELF binary", binary.name));
+        }
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        if decoded.detection.format != Format::InstrProfRaw || decoded.views.is_some() {
+            return Err(String::from("only a correlated raw profile is decoded with a binary"));
+        }
+        let views = Views::instrprof(&decoded.data, Some(&elf.data))?;
+        decoded.views = Some(views);
+        let mut out = String::from("{\"views\":[\"dump\",\"functions\",\"summary\"],\"correlatedWith\":");
+        json_string(&binary.name, &mut out);
+        out.push('}');
         Ok(out)
     }
 
@@ -672,6 +693,29 @@ mod tests {
         let mut s = session("irpgo-progA.profdata", &bytes);
         assert!(!s.finish().unwrap().contains("memprof"));
         assert!(s.memprof("TotalSize", true, 0, 1).is_err());
+    }
+
+    #[test]
+    fn a_correlated_raw_profile_is_decoded_with_the_session_of_its_binary() {
+        let (Some(raw), Some(elf)) =
+            (corpus("llvm/bincorr-progB/bincorr-progB.profraw"), corpus("llvm/bincorr-progB/bincorr-progB.elf"))
+        else {
+            return;
+        };
+        let mut s = session("bincorr-progB.profraw", &raw);
+        let opened = s.finish().unwrap();
+        assert!(opened.contains("\"viewsError\":") && opened.contains("binary"), "{opened}");
+        assert!(s.functions("name", false, "", 0, 1).is_err());
+        let mut b = session("bincorr-progB.elf", &elf);
+        b.finish().unwrap();
+        // Not a binary: refused.
+        let mut other = session("x.profraw", &raw);
+        other.finish().unwrap();
+        assert!(s.correlate(&other).is_err());
+        let done = s.correlate(&b).unwrap();
+        assert_eq!(done, "{\"views\":[\"dump\",\"functions\",\"summary\"],\"correlatedWith\":\"bincorr-progB.elf\"}");
+        assert!(s.functions("name", false, "", 0, 100).unwrap().contains("\"total\":"));
+        assert!(s.correlate(&b).is_err(), "once");
     }
 
     #[test]
