@@ -9,7 +9,7 @@ use super::detail::{FunctionDetail, Site, Target, TracePosition};
 use super::functions::{FunctionTable, Stats, FLAG_CONTEXT_SENSITIVE};
 use super::summary::{Summary, SummaryBuilder};
 use crate::formats::instrprof::md5::name_ref;
-use crate::formats::instrprof::model::{canonical_name, Profile, IPVK_INDIRECT_CALL_TARGET, IPVK_VTABLE_TARGET};
+use crate::formats::instrprof::model::{Profile, IPVK_INDIRECT_CALL_TARGET, IPVK_VTABLE_TARGET};
 
 /// One row per record, in the profile's (name, hash) order.
 pub fn function_table(profile: &Profile) -> FunctionTable {
@@ -60,10 +60,9 @@ impl Names {
         let mut sorted = Vec::new();
         for (i, f) in profile.functions.iter().enumerate() {
             let Ok(i) = u32::try_from(i) else { break };
-            sorted.push((name_ref(&f.name), Ok(i)));
-            let canonical = canonical_name(&f.name);
-            if canonical.len() != f.name.len() {
-                sorted.push((name_ref(canonical), Ok(i)));
+            sorted.push((f.name_ref, Ok(i)));
+            if f.canonical_ref != 0 {
+                sorted.push((f.canonical_ref, Ok(i)));
             }
         }
         for (i, name) in profile.vtable_names.iter().enumerate() {
@@ -103,7 +102,7 @@ pub fn function_detail(profile: &Profile, names: &Names, id: u32) -> Option<Func
             sites.push(Site { kind, index, targets });
         }
     }
-    let me = name_ref(&f.name);
+    let me = f.name_ref;
     let mut traces = Vec::new();
     for (trace, t) in profile.traces.iter().enumerate() {
         for (position, &h) in t.functions.iter().enumerate() {

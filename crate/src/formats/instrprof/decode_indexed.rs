@@ -11,6 +11,10 @@
 //!               [NumBitmapBytes u64, one u64 per byte (v11+)], [ValueProfData (v3+)]
 //! ```
 //!
+//! An item's hash is the key's MD5 hash (`IndexedInstrProf::ComputeHash`); it
+//! becomes the record's `name_ref` rather than hashing every name again. A file
+//! whose stored hashes lie gets value targets named by its own hashes.
+//!
 //! `NumEntries` items are read; the payload's end bounds every read, so a bad
 //! count can only make the walk fail, never run past the table.
 
@@ -50,7 +54,8 @@ fn skip_summary(r: &mut Reader<'_>) -> Result<()> {
 }
 
 /// Reads one item's data: the records stored under `name`.
-fn read_records(mut d: Reader<'_>, name: &[u8], version: u64, profile: &mut Profile) -> Result<()> {
+/// `name_ref` is the hash the table stores with the key (its MD5 hash).
+fn read_records(mut d: Reader<'_>, name: &[u8], name_ref: u64, version: u64, profile: &mut Profile) -> Result<()> {
     let data_at = d.offset();
     let len = d.remaining() as u64;
     if len % 8 != 0 {
@@ -65,7 +70,7 @@ fn read_records(mut d: Reader<'_>, name: &[u8], version: u64, profile: &mut Prof
         }
         let counters = d.bytes(count.saturating_mul(8), "counters")?;
         let counters = counters.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
-        let mut function = Function { name: name.to_vec(), hash, counters, ..Function::default() };
+        let mut function = Function { name: name.to_vec(), name_ref, hash, counters, ..Function::default() };
         if version >= 11 {
             let bytes_at = d.offset();
             let n = d.u64("NumBitmapBytes")?;
@@ -140,7 +145,7 @@ pub fn decode(data: &[u8]) -> Result<Profile> {
             return Err(Error::invalid(bucket_at, "no more items than NumEntries", u64::from(items)));
         }
         for _ in 0..items {
-            payload.u64("key hash")?;
+            let key_hash = payload.u64("key hash")?;
             let key_at = payload.offset();
             let key_len = payload.u64("key length")?;
             let data_len = payload.u64("data length")?;
@@ -152,7 +157,7 @@ pub fn decode(data: &[u8]) -> Result<Profile> {
                 return Err(Error::invalid(key_at.saturating_add(8), "data length inside the hash table", data_len));
             }
             let records = payload.sub(data_len, "records")?;
-            read_records(records, key, version, &mut profile)?;
+            read_records(records, key, key_hash, version, &mut profile)?;
         }
         left = left.saturating_sub(u64::from(items));
     }

@@ -421,7 +421,11 @@ fn decode_one(
             }
         };
         let mut function = Function { hash: rec.hash, ..Function::default() };
-        function.name = symtab.get(&rec.name_ref).map(|n| n.to_vec()).unwrap_or_default();
+        if let Some(name) = symtab.get(&rec.name_ref) {
+            // The symtab is keyed by the names' hashes: the name's hash is `NameRef`.
+            function.name = name.to_vec();
+            function.name_ref = rec.name_ref;
+        }
         if temporal {
             let ts = c.u64("temporal profile timestamp")?;
             if ts != 0 && ts != u64::MAX {

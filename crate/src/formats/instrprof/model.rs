@@ -34,6 +34,13 @@ pub struct Function {
     /// The PGO name: mangled name, `file;name` (`file:name` in older profiles)
     /// for local linkage. Bytes, as names need not be UTF-8.
     pub name: Vec<u8>,
+    /// The name's MD5 hash (`MD5Hash`, what value profiles and traces refer to).
+    /// Decoders that have it set it (indexed files store it with each key, as
+    /// `IndexedInstrProf::ComputeHash`); [`Profile::add`] computes it when it is 0.
+    pub name_ref: u64,
+    /// The MD5 hash of [`canonical_name`] when that is shorter than the name,
+    /// else 0; set by [`Profile::add`], while the name is still in the cache.
+    pub canonical_ref: u64,
     /// The structural hash; bit 60 marks a context-sensitive record.
     pub hash: u64,
     pub counters: Vec<u64>,
@@ -203,8 +210,19 @@ impl Profile {
     /// Adds a record. Records with the same name and hash are merged by [`finish`],
     /// in the order they were added.
     ///
+    /// The name hashes are computed and the value sites sorted here, while the
+    /// decoder has just written the record: after the sort in [`finish`] the
+    /// records are visited in an order unrelated to their place in memory, and
+    /// each visit would be a cache miss.
+    ///
     /// [`finish`]: Profile::finish
-    pub fn add(&mut self, function: Function) {
+    pub fn add(&mut self, mut function: Function) {
+        if function.name_ref == 0 {
+            function.name_ref = name_ref(&function.name);
+        }
+        let canonical = canonical_name(&function.name);
+        function.canonical_ref = if canonical.len() != function.name.len() { name_ref(canonical) } else { 0 };
+        function.sort_value_data();
         self.functions.push(function);
     }
 
@@ -244,9 +262,6 @@ impl Profile {
                 j = k;
             }
         }
-        for f in &mut self.functions {
-            f.sort_value_data();
-        }
         let mut dropped = 0u64;
         // `dedup_by` hands (later, earlier kept) pairs: merge the later into the kept one.
         self.functions.dedup_by(|later, first| {
@@ -274,14 +289,13 @@ impl Profile {
     pub fn symtab(&self, vtables: bool) -> Symtab<'_> {
         // Counted first, so the table is allocated once (a growth would hold old
         // and new tables at once): local names (`file.c;name`) have canonical forms.
-        let canonical = self.functions.iter().filter(|f| canonical_name(&f.name).len() != f.name.len()).count();
+        let canonical = self.functions.iter().filter(|f| f.canonical_ref != 0).count();
         let names = self.functions.len().saturating_add(canonical);
         let mut symtab = Symtab::with_capacity(names.saturating_add(if vtables { self.vtable_names.len() } else { 0 }));
         for f in &self.functions {
-            symtab.insert(name_ref(&f.name), &f.name);
-            let canonical = canonical_name(&f.name);
-            if canonical.len() != f.name.len() {
-                symtab.insert(name_ref(canonical), &f.name);
+            symtab.insert(f.name_ref, &f.name);
+            if f.canonical_ref != 0 {
+                symtab.insert(f.canonical_ref, &f.name);
             }
         }
         if vtables {

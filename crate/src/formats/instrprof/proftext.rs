@@ -26,7 +26,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
-use super::model::{Profile, IPVK_INDIRECT_CALL_TARGET, IPVK_VTABLE_TARGET};
+use super::model::{Function, Profile, IPVK_INDIRECT_CALL_TARGET, IPVK_VTABLE_TARGET};
 use crate::dump::Text;
 
 /// What LLVM prints for a target hash that names no function in the profile.
@@ -194,61 +194,104 @@ fn write_all(profile: &Profile, out: &mut Out) {
         }
         out.str("\n");
     }
-    for f in &profile.functions {
-        out.name(&f.name);
-        out.str("\n# Func Hash:\n");
-        out.line(f.hash);
-        out.str("# Num Counters:\n");
-        out.line(f.counters.len() as u64);
-        out.str("# Counter Values:\n");
-        for &c in &f.counters {
-            out.line(c);
-        }
-        if !f.bitmap.is_empty() {
-            out.str("# Num Bitmap Bytes:\n$");
-            out.line(f.bitmap.len() as u64);
-            out.str("# Bitmap Byte Values:\n");
-            for &b in &f.bitmap {
-                out.hex_byte(b);
-                out.str("\n");
-            }
-            out.str("\n");
-        }
-        if f.num_value_kinds() == 0 {
-            out.str("\n");
-            out.record_done();
-            continue;
-        }
-        out.str("# Num Value Kinds:\n");
-        out.line(f.num_value_kinds() as u64);
-        for (kind, (sites, kind_name)) in f.sites.iter().zip(KIND_NAMES).enumerate() {
-            if sites.is_empty() {
-                continue;
-            }
-            out.str("# ValueKind = ");
-            out.str(kind_name);
-            out.str(":\n");
-            out.line(kind as u64);
-            out.str("# NumValueSites:\n");
-            out.line(sites.len() as u64);
-            for site in sites {
-                out.line(site.len() as u64);
-                for v in site {
-                    match kind {
-                        IPVK_INDIRECT_CALL_TARGET | IPVK_VTABLE_TARGET => match symtab.get(v.value) {
-                            Some(name) => out.name(name),
-                            None => out.str(EXTERNAL_SYMBOL),
-                        },
-                        _ => out.u64(v.value),
-                    }
-                    out.str(":");
-                    out.line(v.count);
+    // Records are printed in batches. Before printing one, its records' names
+    // and value-profile target names are looked up and read in loops whose
+    // iterations do not depend on each other, so the processor overlaps the
+    // cache misses (names and records sit all over the heap); printing them one
+    // by one waited for each miss in turn (a third of an export went to that).
+    let mut targets: Vec<Option<(&[u8], bool)>> = Vec::new();
+    let mut names: Vec<bool> = Vec::new();
+    for batch in profile.functions.chunks(BATCH) {
+        targets.clear();
+        names.clear();
+        for f in batch {
+            for (kind, sites) in f.sites.iter().enumerate() {
+                if kind == IPVK_INDIRECT_CALL_TARGET || kind == IPVK_VTABLE_TARGET {
+                    targets.extend(sites.iter().flatten().map(|v| symtab.get(v.value).map(|n| (n, false))));
                 }
             }
         }
-        out.str("\n");
-        out.record_done();
+        for (name, ascii) in targets.iter_mut().flatten() {
+            *ascii = name.is_ascii();
+        }
+        for f in batch {
+            names.push(f.name.is_ascii());
+            core::hint::black_box(f.counters.first().copied());
+        }
+        let mut targets = targets.iter();
+        for (f, &ascii) in batch.iter().zip(&names) {
+            if ascii {
+                out.buf.extend_from_slice(&f.name);
+            } else {
+                out.name(&f.name);
+            }
+            write_record(f, &mut targets, out);
+            out.record_done();
+        }
     }
+}
+
+/// How many records are looked up ahead of printing.
+const BATCH: usize = 256;
+
+/// A record after its name; `targets` yields its target names in order, each
+/// with whether it is ASCII (`None`: no function has that hash).
+fn write_record<'t, 'n: 't>(
+    f: &Function,
+    targets: &mut core::slice::Iter<'t, Option<(&'n [u8], bool)>>,
+    out: &mut Out,
+) {
+    out.str("\n# Func Hash:\n");
+    out.line(f.hash);
+    out.str("# Num Counters:\n");
+    out.line(f.counters.len() as u64);
+    out.str("# Counter Values:\n");
+    for &c in &f.counters {
+        out.line(c);
+    }
+    if !f.bitmap.is_empty() {
+        out.str("# Num Bitmap Bytes:\n$");
+        out.line(f.bitmap.len() as u64);
+        out.str("# Bitmap Byte Values:\n");
+        for &b in &f.bitmap {
+            out.hex_byte(b);
+            out.str("\n");
+        }
+        out.str("\n");
+    }
+    if f.num_value_kinds() == 0 {
+        out.str("\n");
+        return;
+    }
+    out.str("# Num Value Kinds:\n");
+    out.line(f.num_value_kinds() as u64);
+    for (kind, (sites, kind_name)) in f.sites.iter().zip(KIND_NAMES).enumerate() {
+        if sites.is_empty() {
+            continue;
+        }
+        out.str("# ValueKind = ");
+        out.str(kind_name);
+        out.str(":\n");
+        out.line(kind as u64);
+        out.str("# NumValueSites:\n");
+        out.line(sites.len() as u64);
+        for site in sites {
+            out.line(site.len() as u64);
+            for v in site {
+                match kind {
+                    IPVK_INDIRECT_CALL_TARGET | IPVK_VTABLE_TARGET => match targets.next() {
+                        Some(Some((name, true))) => out.buf.extend_from_slice(name),
+                        Some(Some((name, false))) => out.name(name),
+                        _ => out.str(EXTERNAL_SYMBOL),
+                    },
+                    _ => out.u64(v.value),
+                }
+                out.str(":");
+                out.line(v.count);
+            }
+        }
+    }
+    out.str("\n");
 }
 
 pub fn write(profile: &Profile, out: &mut impl fmt::Write) -> fmt::Result {
