@@ -165,7 +165,7 @@ fn table_and_detail_agree_with_show() {
     let path = corpus().join("irpgo-progA/irpgo-progA.profdata");
     let Ok(text) = std::fs::read_to_string(format!("{}.show.txt", path.display())) else { return };
     let profile = load(&path).unwrap();
-    let table = function_table(&profile);
+    let mut table = function_table(&profile);
     let shown = shown_functions(&text);
     assert_eq!(table.len(), shown.len());
     let names = Names::new(&profile);

@@ -3,7 +3,10 @@
 //! filterable by name.
 //!
 //! Built for a million rows: names live in two arenas (no allocation per row),
-//! and views are index arrays (`u32` row ids), sorted by precomputed keys. Columns
+//! and views are index arrays (`u32` row ids), sorted by precomputed keys.
+//! Names are demangled on demand, as demangling them all took most of the time
+//! to a big profile's first rows: a row's name when the row is asked for, every
+//! name before the first sort by name or name filter (then kept). Columns
 //! a format does not have are `None` (a perf symbol table has no counters; a
 //! sample profile no hash); `None` sorts below every value.
 
@@ -113,8 +116,9 @@ impl Stats {
 #[derive(Clone, Copy, Debug)]
 struct Row {
     raw: (usize, usize),
-    /// Empty when the demangled name would read the same as the raw one.
-    demangled: (usize, usize),
+    /// `None` until the name is demangled; then empty when the demangled name
+    /// would read the same as the raw one.
+    demangled: Option<(usize, usize)>,
     stats: Stats,
     flags: u8,
 }
@@ -137,6 +141,8 @@ pub struct FunctionTable {
     rows: Vec<Row>,
     raw: Vec<u8>,
     demangled: String,
+    /// Whether every row's name is demangled.
+    all_demangled: bool,
 }
 
 impl FunctionTable {
@@ -160,22 +166,41 @@ impl FunctionTable {
         }
         let raw_start = self.raw.len();
         self.raw.extend_from_slice(name);
-        let dem_start = self.demangled.len();
-        if let Some(d) = demangle(name) {
-            self.demangled.push_str(&d);
-        }
-        self.rows.push(Row {
-            raw: (raw_start, self.raw.len()),
-            demangled: (dem_start, self.demangled.len()),
-            stats,
-            flags,
-        });
+        self.rows.push(Row { raw: (raw_start, self.raw.len()), demangled: None, stats, flags });
+        self.all_demangled = false;
     }
 
-    pub fn row(&self, id: u32) -> Option<RowRef<'_>> {
-        let row = self.rows.get(usize::try_from(id).ok()?)?;
+    /// Demangles row `index`'s name unless it already is.
+    fn demangle_row(&mut self, index: usize) {
+        let Some(row) = self.rows.get_mut(index) else { return };
+        if row.demangled.is_some() {
+            return;
+        }
         let (rs, re) = row.raw;
-        let (ds, de) = row.demangled;
+        let start = self.demangled.len();
+        if let Some(d) = self.raw.get(rs..re).and_then(demangle) {
+            self.demangled.push_str(&d);
+        }
+        row.demangled = Some((start, self.demangled.len()));
+    }
+
+    /// Demangles every name not demangled yet.
+    pub fn demangle_all(&mut self) {
+        if !self.all_demangled {
+            for index in 0..self.rows.len() {
+                self.demangle_row(index);
+            }
+            self.all_demangled = true;
+        }
+    }
+
+    /// Row `id`, its name demangled if it was not yet.
+    pub fn row(&mut self, id: u32) -> Option<RowRef<'_>> {
+        let index = usize::try_from(id).ok()?;
+        self.demangle_row(index);
+        let row = self.rows.get(index)?;
+        let (rs, re) = row.raw;
+        let (ds, de) = row.demangled.unwrap_or_default();
         Some(RowRef {
             id,
             raw: self.raw.get(rs..re).unwrap_or_default(),
@@ -186,7 +211,7 @@ impl FunctionTable {
     }
 
     fn shown_name(&self, row: &Row) -> &[u8] {
-        let (ds, de) = row.demangled;
+        let (ds, de) = row.demangled.unwrap_or_default();
         if ds != de {
             if let Some(d) = self.demangled.as_bytes().get(ds..de) {
                 return d;
@@ -197,9 +222,10 @@ impl FunctionTable {
     }
 
     /// Every row id, ordered by `column` (ties by row id, ascending either way).
-    pub fn sorted(&self, column: Column, descending: bool) -> Vec<u32> {
+    pub fn sorted(&mut self, column: Column, descending: bool) -> Vec<u32> {
         let ids = 0..u32::try_from(self.rows.len()).unwrap_or(u32::MAX);
         if column == Column::Name {
+            self.demangle_all();
             let mut order: Vec<u32> = ids.collect();
             order.sort_unstable_by(|&a, &b| {
                 let (ra, rb) = (self.rows.get(a as usize), self.rows.get(b as usize));
@@ -229,18 +255,19 @@ impl FunctionTable {
 
     /// The ids in `order` whose raw or demangled name contains `needle`, ignoring
     /// ASCII case. An empty needle keeps everything.
-    pub fn filter(&self, order: &[u32], needle: &str) -> Vec<u32> {
+    pub fn filter(&mut self, order: &[u32], needle: &str) -> Vec<u32> {
         let needle: Vec<u8> = needle.bytes().map(|b| b.to_ascii_lowercase()).collect();
         if needle.is_empty() {
             return order.to_vec();
         }
+        self.demangle_all();
         order
             .iter()
             .copied()
             .filter(|&id| {
                 self.rows.get(id as usize).is_some_and(|row| {
                     let (rs, re) = row.raw;
-                    let (ds, de) = row.demangled;
+                    let (ds, de) = row.demangled.unwrap_or_default();
                     let raw = self.raw.get(rs..re).unwrap_or_default();
                     let dem = self.demangled.as_bytes().get(ds..de).unwrap_or_default();
                     contains_ignore_case(raw, &needle) || contains_ignore_case(dem, &needle)
@@ -280,7 +307,7 @@ mod tests {
 
     #[test]
     fn rows_keep_raw_and_demangled_names() {
-        let t = table();
+        let mut t = table();
         let r = t.row(1).unwrap();
         assert_eq!(r.raw, b"_ZNK3geo6Circle4nameEv");
         assert_eq!(r.demangled, Some("geo::Circle::name() const"));
@@ -291,7 +318,7 @@ mod tests {
 
     #[test]
     fn sorts_by_any_column_with_missing_values_last_when_descending() {
-        let t = table();
+        let mut t = table();
         assert_eq!(t.sorted(Column::Total, true), [1, 0, 2, 3]);
         assert_eq!(t.sorted(Column::Total, false), [3, 2, 0, 1]);
         assert_eq!(t.sorted(Column::Hash, false), [3, 1, 2, 0]);
@@ -303,7 +330,7 @@ mod tests {
 
     #[test]
     fn filters_on_raw_or_demangled_names_ignoring_case() {
-        let t = table();
+        let mut t = table();
         let all = t.sorted(Column::Name, false);
         assert_eq!(t.filter(&all, "CIRCLE::"), [1]);
         assert_eq!(t.filter(&all, "_zl3"), [2]);
