@@ -11,7 +11,6 @@
 //!   is the last count taken (`MinCount`) and how many counts were taken
 //!   (`NumCounts`). Later cutoffs continue from where the previous one stopped.
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 /// `ProfileSummaryBuilder::DefaultCutoffs`, in parts per million.
@@ -48,12 +47,21 @@ pub struct Summary {
     pub detailed: Vec<SummaryEntry>,
 }
 
+/// Counts below this are tallied in a dense histogram.
+const DENSE: usize = 1 << 12;
+
 /// Collects counts, then computes the [`Summary`].
+///
+/// The histogram of count → occurrences is a dense array for small counts (most
+/// of a profile's) and, for the others, a list sorted once at the end: a map
+/// updated per count took seconds on a profile of 17 million counters.
 #[derive(Clone, Debug, Default)]
 pub struct SummaryBuilder {
     summary: Summary,
-    /// Count → how often it occurs.
-    frequencies: BTreeMap<u64, u64>,
+    /// `small[c]`: how often count `c` occurs, for `c < DENSE` (allocated on the first).
+    small: Vec<u64>,
+    /// Every count of at least `DENSE`, in arrival order until `finish` sorts them.
+    large: Vec<u64>,
 }
 
 impl SummaryBuilder {
@@ -66,8 +74,17 @@ impl SummaryBuilder {
         s.total_count = s.total_count.saturating_add(u128::from(count));
         s.max_count = s.max_count.max(count);
         s.num_counts = s.num_counts.saturating_add(1);
-        let seen = self.frequencies.entry(count).or_insert(0);
-        *seen = seen.saturating_add(1);
+        match usize::try_from(count) {
+            Ok(c) if c < DENSE => {
+                if self.small.is_empty() {
+                    self.small = alloc::vec![0; DENSE];
+                }
+                if let Some(seen) = self.small.get_mut(c) {
+                    *seen = seen.saturating_add(1);
+                }
+            }
+            _ => self.large.push(count),
+        }
     }
 
     /// A function's entry count: it counts as a function.
@@ -95,8 +112,13 @@ impl SummaryBuilder {
 
     /// The summary, with the detailed summary for [`DEFAULT_CUTOFFS`].
     pub fn finish(self) -> Summary {
-        let SummaryBuilder { mut summary, frequencies } = self;
-        let mut buckets = frequencies.iter().rev();
+        let SummaryBuilder { mut summary, small, mut large } = self;
+        large.sort_unstable();
+        // (count, occurrences), largest count first.
+        let large =
+            large.chunk_by(|a, b| a == b).rev().map(|run| (run.first().copied().unwrap_or(0), run.len() as u64));
+        let small = small.iter().enumerate().rev().filter(|&(_, &n)| n > 0).map(|(c, &n)| (c as u64, n));
+        let mut buckets = large.chain(small);
         let mut taken: u128 = 0;
         let mut counts_seen: u64 = 0;
         let mut count: u64 = 0;
@@ -105,7 +127,7 @@ impl SummaryBuilder {
             let desired = summary.total_count.saturating_mul(u128::from(cutoff)).checked_div(u128::from(SCALE));
             let desired = desired.unwrap_or(0);
             while taken < desired {
-                let Some((&c, &freq)) = buckets.next() else { break };
+                let Some((c, freq)) = buckets.next() else { break };
                 count = c;
                 taken = taken.saturating_add(u128::from(c).saturating_mul(u128::from(freq)));
                 counts_seen = counts_seen.saturating_add(freq);
@@ -144,5 +166,17 @@ mod tests {
         let s = SummaryBuilder::new().finish();
         assert_eq!(s.detailed.len(), 16);
         assert!(s.detailed.iter().all(|e| e.min_count == 0 && e.num_counts == 0));
+    }
+
+    #[test]
+    fn large_and_small_counts_make_one_histogram() {
+        let mut b = SummaryBuilder::new();
+        b.add_counters(&[5000, 4095, 5000, 4096, 1, 0]);
+        let s = b.finish();
+        assert_eq!((s.total_count, s.num_counts), (18192, 6));
+        // 1% (181): the two 5000s, taken as one bucket.
+        assert_eq!(s.detailed[0], SummaryEntry { cutoff: 10_000, min_count: 5000, num_counts: 2 });
+        // 99.9999% (18191): down to the 4095 of the dense histogram.
+        assert_eq!(s.detailed[15], SummaryEntry { cutoff: 999_999, min_count: 4095, num_counts: 4 });
     }
 }

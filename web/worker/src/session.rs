@@ -63,9 +63,10 @@ struct MemProfView {
 struct Views {
     profile: Profile,
     table: FunctionTable,
-    summary: Summary,
-    /// The context-sensitive records' summary (`show --showcs`), for CS profiles.
-    cs_summary: Option<Summary>,
+    /// The summary and, for CS profiles, the context-sensitive records' summary
+    /// (`show --showcs`): computed on the first request, as the first table rows
+    /// should not wait for them.
+    summaries: Option<(Summary, Option<Summary>)>,
     /// Target names, built on the first detail asked for.
     names: Option<Names>,
     sorted: Option<(Column, bool, Vec<u32>)>,
@@ -77,9 +78,7 @@ impl Views {
     fn instrprof(data: &[u8], binary: Option<&[u8]>) -> Result<Views, String> {
         let profile = instrprof::decode(data, binary).map_err(|e| e.to_string())?;
         let table = adapter::function_table(&profile);
-        let summary = adapter::summary(&profile, false);
-        let cs_summary = profile.is_context_sensitive().then(|| adapter::summary(&profile, true));
-        Ok(Views { profile, table, summary, cs_summary, names: None, sorted: None, filtered: None })
+        Ok(Views { profile, table, summaries: None, names: None, sorted: None, filtered: None })
     }
 
     /// The row ids under `column`/`descending` whose names contain `filter`.
@@ -271,10 +270,15 @@ impl Session {
     /// "detailed":[{"cutoff","min","counts"}]}` (`cutoff` in parts per million).
     pub fn summary(&mut self) -> Result<String, String> {
         let views = self.views()?;
+        let profile = &views.profile;
+        let (summary, cs_summary) = views.summaries.get_or_insert_with(|| {
+            let cs = profile.is_context_sensitive().then(|| adapter::summary(profile, true));
+            (adapter::summary(profile, false), cs)
+        });
         let mut out = String::from("{\"summary\":");
-        summary_json(&views.summary, &mut out);
+        summary_json(summary, &mut out);
         out.push_str(",\"csSummary\":");
-        match &views.cs_summary {
+        match cs_summary {
             Some(s) => summary_json(s, &mut out),
             None => out.push_str("null"),
         }
