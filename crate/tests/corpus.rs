@@ -374,3 +374,44 @@ fn perf_file_dump_matches_perf_report_header() {
     assert_eq!(child(&root, "unused feature slots").value.as_deref(), Some("2"));
     assert!(root.children.iter().all(|c| c.label != "unparsed"));
 }
+
+#[test]
+fn indexed_memprof_dump_shows_each_table() {
+    // memprof-progA.profdata: MemProf version 3 (radix call stacks). Offsets are the
+    // section header's; the record count is that of `llvm-profdata show --memory`
+    // (memprof-progA.profdata.memory.yaml lists 37 records).
+    let bytes = read("llvm/memprof-progA/memprof-progA.profdata");
+    let root = check_dump("memprof-progA", &bytes).unwrap();
+    let memprof = child(&root, "MemProf");
+    // The default "hot/cold" schema: AllocCount, TotalSize, TotalLifetime,
+    // TotalLifetimeAccessDensity.
+    assert_eq!(child(memprof, "schema").value.as_deref(), Some("1,5,10,23"));
+    let spans: Vec<(&str, u64, u64)> =
+        memprof.children.iter().skip(5).map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+    assert_eq!(
+        spans,
+        [
+            ("frames", 0x3360, 13900),
+            ("call stacks (radix array)", 13900, 14368),
+            ("records payload", 14368, 17144),
+            ("record table", 17144, 0x4508),
+        ]
+    );
+    assert_eq!(child(memprof, "frames").value.as_deref(), Some("44 frames of 17 bytes"));
+    let table = child(memprof, "record table");
+    assert_eq!(child(table, "NumEntries").value.as_deref(), Some("37"));
+}
+
+#[test]
+fn indexed_memprof_offsets_out_of_order_fail_at_their_field() {
+    let original = read("llvm/memprof-progA/memprof-progA.profdata");
+    // RecordPayloadOffset (at 0x3328) past the section's end, then before the call
+    // stacks it must follow; NumBuckets of the record table (at 0x42f8) absurd.
+    for (at, value) in [(0x3328usize, 0x10_0000u64), (0x3328, 13000), (0x42f8, 1 << 60)] {
+        let mut bytes = original.clone();
+        bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        let detection = pgolens::detect(&bytes).unwrap();
+        let err = pgolens::dump(&bytes, &detection).unwrap_err();
+        assert_eq!(err.offset(), Some(at as u64), "{value:#x} at {at:#x}: {err}");
+    }
+}

@@ -430,6 +430,120 @@ fn dump_traces(data: &[u8], at: Offset) -> Result<Node> {
     Ok(Node::leaf("temporal traces", start, r.offset(), count).with_children(children))
 }
 
+/// MemProf v4's summary: `NumSummaryFields` as a **u32** (so what follows is
+/// 4-byte misaligned), then that many u64 (NumContexts, NumColdContexts, ...).
+fn dump_memprof_summary(f: &mut Fields<'_, '_>) -> Result<()> {
+    let count_at = f.reader.offset();
+    let count = f.u32("NumSummaryFields")?;
+    if u64::from(count) > f.reader.remaining() as u64 / 8 {
+        return Err(Error::invalid(count_at, "MemProf summary field count that fits in the section", u64::from(count)));
+    }
+    let at = f.reader.offset();
+    f.reader.skip(u64::from(count).saturating_mul(8), "MemProf summary fields")?;
+    f.node_since("summary fields", at, count);
+    Ok(())
+}
+
+/// The MIB schema: `NumIds` u64, then the `Meta` tag of each field, in order.
+fn dump_memprof_schema(f: &mut Fields<'_, '_>) -> Result<()> {
+    let start = f.reader.offset();
+    let count = f.reader.u64("schema NumIds")?;
+    // `Meta` has 27 real fields; more ids than that cannot be a schema.
+    if count > 27 {
+        return Err(Error::invalid(start, "MemProf schema of at most 27 fields", count));
+    }
+    let mut ids = alloc::string::String::new();
+    for _ in 0..count {
+        let id = f.reader.u64("schema field id")?;
+        if !ids.is_empty() {
+            ids.push(',');
+        }
+        ids.push_str(&alloc::format!("{id}"));
+    }
+    f.node_since("schema", start, ids);
+    Ok(())
+}
+
+/// The MemProf tables, from where the schema ends to the section's end, cut at the
+/// offsets the section header gives (absolute file offsets). v2 has three on-disk
+/// hash tables (records, frames, call stacks); v3 and v4 a frame array, the radix
+/// array of call stacks, and the record table.
+fn dump_memprof_tables(
+    data: &[u8],
+    version: u64,
+    body: u64,
+    end: u64,
+    fields: &[(&'static str, u64, u64)],
+) -> Result<Vec<Node>> {
+    let field = |name: &str| fields.iter().find(|(label, ..)| *label == name).copied();
+    // (region label, where it starts: a header field or the end of the schema)
+    let layout: &[(&'static str, Option<&str>)] = match version {
+        2 => &[
+            ("records payload", None),
+            ("record table", Some("RecordTableOffset")),
+            ("frame payload", Some("FramePayloadOffset")),
+            ("frame table", Some("FrameTableOffset")),
+            ("call stack payload", Some("CallStackPayloadOffset")),
+            ("call stack table", Some("CallStackTableOffset")),
+        ],
+        _ => &[
+            ("frames", None),
+            ("call stacks (radix array)", Some("CallStackPayloadOffset")),
+            ("records payload", Some("RecordPayloadOffset")),
+            ("record table", Some("RecordTableOffset")),
+            ("data access profile", Some("DataAccessProfOffset")),
+        ],
+    };
+    let mut starts = Vec::new();
+    let mut previous = body;
+    for &(label, from) in layout {
+        let at = match from.and_then(field) {
+            None if from.is_some() => continue,
+            None => body,
+            // v4 writes DataAccessProfOffset 0 when there is no data-access profile.
+            Some((_, _, 0)) if label == "data access profile" => continue,
+            Some((name, field_at, value)) => {
+                if value < previous || value > end {
+                    return Err(Error::invalid(field_at, name, value));
+                }
+                value
+            }
+        };
+        previous = at;
+        starts.push((label, at));
+    }
+    let mut nodes = Vec::with_capacity(starts.len());
+    for (i, &(label, start)) in starts.iter().enumerate() {
+        let stop = starts.get(i.saturating_add(1)).map_or(end, |&(_, s)| s);
+        let len = stop.saturating_sub(start);
+        let mut node = Node::new(label, start, stop);
+        if label.ends_with("table") && len > 0 {
+            let mut r = Reader::new(data, Endian::Little).sub_at(start, len, label)?;
+            let mut f = Fields::new(&mut r);
+            let buckets_at = f.reader.offset();
+            let buckets = f.u64("NumBuckets")?;
+            let entries = f.u64("NumEntries")?;
+            if buckets > f.reader.remaining() as u64 / 8 {
+                return Err(Error::invalid(buckets_at, "bucket count that fits in the table", buckets));
+            }
+            let offsets_at = f.reader.offset();
+            f.reader.skip(buckets.saturating_mul(8), "bucket offsets")?;
+            f.node_since("bucket offsets", offsets_at, buckets);
+            node.children = f.into_nodes();
+            node.value = Some(alloc::format!("{entries} entries, {buckets} buckets"));
+        } else if label == "frames" {
+            // Frame: Function u64, LineOffset u32, Column u32, IsInlineFrame u8.
+            node.value = Some(alloc::format!("{} frames of 17 bytes", len / 17));
+        } else if label.starts_with("call stacks") {
+            node.value = Some(alloc::format!("{} u32 entries", len / 4));
+        } else {
+            node.value = Some(alloc::format!("{len} bytes"));
+        }
+        nodes.push(node);
+    }
+    Ok(nodes)
+}
+
 pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
     let len = data.len() as u64;
     let mut r = Reader::new(data, Endian::Little);
@@ -521,17 +635,25 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
             4 => &["CallStackPayloadOffset", "RecordPayloadOffset", "RecordTableOffset", "DataAccessProfOffset"],
             _ => &[],
         };
+        let mut fields = Vec::with_capacity(offsets.len());
         for &label in offsets {
-            f.u64(label)?;
+            let at = f.reader.offset();
+            fields.push((label, at, f.u64(label)?));
         }
-        if !f.reader.is_empty() {
-            let body_at = f.reader.offset();
-            let body = f.reader.remaining() as u64;
-            f.reader.skip(body, "MemProf body")?;
-            f.node_since("schema, frames, call stacks and records", body_at, format_args!("{body} bytes"));
+        if memprof_version == 4 {
+            dump_memprof_summary(&mut f)?;
+        }
+        if matches!(memprof_version, 2..=4) {
+            dump_memprof_schema(&mut f)?;
+        }
+        let mut nodes = f.into_nodes();
+        if matches!(memprof_version, 2..=4) {
+            nodes.extend(dump_memprof_tables(data, memprof_version, mr.offset(), end, &fields)?);
+        } else if !mr.is_empty() {
+            nodes.push(Node::leaf("MemProf body", mr.offset(), end, "unsupported MemProf version"));
         }
         let node = Node::leaf("MemProf", start, end, format_args!("version {memprof_version}"));
-        root.children.push(node.with_children(f.into_nodes()));
+        root.children.push(node.with_children(nodes));
     }
 
     if let Some(at) = binary_ids.filter(|o| o.value != 0) {
