@@ -13,9 +13,9 @@
 //! against the file length before use. Layout notes:
 //! `shared/formats/llvm-instrprof-indexed.md`.
 
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-use super::raw::pad8;
 use crate::detect::{Detection, Format};
 use crate::dump::{Deferred, Fields, Node, Text};
 use crate::error::{Error, Result};
@@ -312,86 +312,12 @@ fn dump_records(mut d: Reader<'_>, version: u64) -> Result<Vec<Node>> {
         }
         let mut children = f.into_nodes();
         if version >= 3 {
-            children.push(dump_value_data(&mut d)?);
+            children.push(super::value_data::dump(&mut d, Cow::Borrowed("value data"), &|_| None)?);
         }
         let node = Node::leaf("record", start, d.offset(), format_args!("FuncHash {hash:#x}"));
         records.push(node.with_children(children));
     }
     Ok(records)
-}
-
-/// `ValueProfData`: TotalSize u32, NumValueKinds u32, then per kind
-/// `ValueProfRecord`: Kind u32, NumValueSites u32, one count byte per site, zero
-/// padding to 8, then {Value, Count} u64 pairs.
-fn dump_value_data(r: &mut Reader<'_>) -> Result<Node> {
-    let start = r.offset();
-    let total = r.u32("ValueProfData TotalSize")?;
-    if total < 8 || total % 8 != 0 || u64::from(total).saturating_sub(4) > r.remaining() as u64 {
-        return Err(Error::invalid(
-            start,
-            "ValueProfData TotalSize, a multiple of 8 inside the file",
-            u64::from(total),
-        ));
-    }
-    let mut blob = r.sub(u64::from(total).saturating_sub(4), "ValueProfData")?;
-    let mut f = Fields::new(&mut blob);
-    f.nodes.push(Node::leaf("TotalSize", start, start.saturating_add(4), total));
-    let kinds_at = f.reader.offset();
-    let kinds = f.u32("NumValueKinds")?;
-    if kinds > 3 {
-        return Err(Error::invalid(kinds_at, "NumValueKinds of at most 3", u64::from(kinds)));
-    }
-    let mut children = f.into_nodes();
-    for _ in 0..kinds {
-        let kind_start = blob.offset();
-        let mut f = Fields::new(&mut blob);
-        let kind = f.u32("Kind")?;
-        let sites_at = f.reader.offset();
-        let sites = f.u32("NumValueSites")?;
-        if sites == 0 {
-            return Err(Error::invalid(sites_at, "NumValueSites of at least 1", 0));
-        }
-        let counts_at = f.reader.offset();
-        let counts = f.reader.bytes(u64::from(sites), "value counts per site")?;
-        f.node_since("site counts", counts_at, format_args!("{counts:?}"));
-        let pad = pad8(8u64.saturating_add(u64::from(sites)));
-        if pad > 0 {
-            f.bytes(pad, "padding")?;
-        }
-        let values: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-        if values > f.reader.remaining() as u64 / 16 {
-            return Err(Error::invalid(sites_at, "value counts whose values fit in the record", values));
-        }
-        let values_at = f.reader.offset();
-        let mut entries = Vec::new();
-        for i in 0..values {
-            let at = f.reader.offset();
-            let value = f.reader.u64("value")?;
-            let count = f.reader.u64("value count")?;
-            if values <= SHOWN_ITEMS {
-                let shown =
-                    if kind == 1 { alloc::format!("{value}: {count}") } else { alloc::format!("{value:#x}: {count}") };
-                entries.push(Node::leaf(alloc::format!("value {i}"), at, f.reader.offset(), shown));
-            }
-        }
-        let node = Node::leaf("values", values_at, f.reader.offset(), values).with_children(entries);
-        f.nodes.push(node);
-        let name = match kind {
-            0 => "IPVK_IndirectCallTarget",
-            1 => "IPVK_MemOPSize",
-            2 => "IPVK_VTableTarget",
-            _ => "unknown kind",
-        };
-        let node = Node::leaf("value kind", kind_start, f.reader.offset(), format_args!("{name}, {sites} sites"));
-        children.push(node.with_children(f.into_nodes()));
-    }
-    if !blob.is_empty() {
-        let at = blob.offset();
-        let rest = blob.remaining() as u64;
-        blob.skip(rest, "ValueProfData")?;
-        children.push(Node::new("unparsed", at, blob.offset()));
-    }
-    Ok(Node::leaf("value data", start, r.offset(), format_args!("{kinds} kinds")).with_children(children))
 }
 
 /// Temporal traces: NumTraces, TraceStreamSize, then per trace Weight, NumFunctions

@@ -17,6 +17,7 @@ pub mod model;
 pub mod proftext;
 pub mod raw;
 pub mod text;
+mod value_data;
 
 use crate::detect::{Detection, Format};
 use crate::dump::Node;

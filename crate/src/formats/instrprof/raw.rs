@@ -18,12 +18,13 @@
 //! Layout notes: `shared/formats/llvm-instrprof-raw.md`. The v11 field order comes
 //! from the notes only (no LLVM 23 file was available to check it).
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::decode_raw::{self, RawRecord};
-use super::model::{IPVK_INDIRECT_CALL_TARGET, IPVK_MEMOP_SIZE, IPVK_VTABLE_TARGET, VALUE_KINDS};
+use super::value_data;
 use crate::detect::{Detection, Format};
 use crate::dump::{Deferred, Fields, Node, Text};
 use crate::error::{Error, Result};
@@ -713,92 +714,6 @@ fn dump_bitmap(data: &[u8], ctx: &Context, (start, end, i): (u64, u64, usize)) -
     Ok(Node::leaf(name, start, end, crate::dump::Hex(bytes)).with_children(children))
 }
 
-/// One `ValueProfData` blob: TotalSize u32, NumValueKinds u32, then per kind
-/// `ValueProfRecord`: Kind u32, NumValueSites u32, one count byte per site, zero
-/// padding to 8, then {Value, Count} u64 pairs site by site. Indirect-call targets
-/// are shown by name when a record has that FunctionPointer.
-fn dump_value_blob(r: &mut Reader<'_>, ctx: &Context, record: Option<&RawRecord>) -> Result<Node> {
-    let start = r.offset();
-    let total = r.u32("ValueProfData TotalSize")?;
-    if total < 8 || total % 8 != 0 || u64::from(total).saturating_sub(4) > r.remaining() as u64 {
-        return Err(Error::invalid(
-            start,
-            "ValueProfData TotalSize, a multiple of 8 inside the file",
-            u64::from(total),
-        ));
-    }
-    let mut blob = r.sub(u64::from(total).saturating_sub(4), "ValueProfData")?;
-    let mut f = Fields::new(&mut blob);
-    f.nodes.push(Node::leaf("TotalSize", start, start.saturating_add(4), total));
-    let kinds_at = f.reader.offset();
-    let kinds = f.u32("NumValueKinds")?;
-    if kinds as usize > VALUE_KINDS {
-        return Err(Error::invalid(kinds_at, "NumValueKinds of at most 3", u64::from(kinds)));
-    }
-    let mut children = f.into_nodes();
-    for _ in 0..kinds {
-        let kind_start = blob.offset();
-        let mut f = Fields::new(&mut blob);
-        let kind = f.u32("Kind")?;
-        let sites_at = f.reader.offset();
-        let sites = f.u32("NumValueSites")?;
-        if sites == 0 {
-            return Err(Error::invalid(sites_at, "NumValueSites of at least 1", 0));
-        }
-        let counts_at = f.reader.offset();
-        let counts = f.reader.bytes(u64::from(sites), "value counts per site")?;
-        f.node_since("site counts", counts_at, format_args!("{counts:?}"));
-        let pad = pad8(8u64.saturating_add(u64::from(sites)));
-        if pad > 0 {
-            f.bytes(pad, "padding")?;
-        }
-        let values: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-        if values > f.reader.remaining() as u64 / 16 {
-            return Err(Error::invalid(sites_at, "value counts whose values fit in the record", values));
-        }
-        let values_at = f.reader.offset();
-        let mut entries = Vec::new();
-        for (site, &n) in counts.iter().enumerate() {
-            for k in 0..n {
-                let at = f.reader.offset();
-                let value = f.reader.u64("value")?;
-                let count = f.reader.u64("value count")?;
-                if values > SHOWN_ITEMS {
-                    continue;
-                }
-                let shown = match kind as usize {
-                    IPVK_INDIRECT_CALL_TARGET => match ctx.function_at(value) {
-                        Some(name) => alloc::format!("{name}: {count}"),
-                        None => alloc::format!("{value:#x}: {count}"),
-                    },
-                    IPVK_MEMOP_SIZE => alloc::format!("{value}: {count}"),
-                    _ => alloc::format!("{value:#x}: {count}"),
-                };
-                entries.push(Node::leaf(alloc::format!("site {site} value {k}"), at, f.reader.offset(), shown));
-            }
-        }
-        let node = Node::leaf("values", values_at, f.reader.offset(), values).with_children(entries);
-        f.nodes.push(node);
-        let name = match kind as usize {
-            IPVK_INDIRECT_CALL_TARGET => "IPVK_IndirectCallTarget",
-            IPVK_MEMOP_SIZE => "IPVK_MemOPSize",
-            IPVK_VTABLE_TARGET => "IPVK_VTableTarget",
-            _ => "unknown kind",
-        };
-        let node = Node::leaf("value kind", kind_start, f.reader.offset(), format_args!("{name}, {sites} sites"));
-        children.push(node.with_children(f.into_nodes()));
-    }
-    if !blob.is_empty() {
-        let at = blob.offset();
-        let rest = blob.remaining() as u64;
-        blob.skip(rest, "ValueProfData")?;
-        children.push(Node::new("unparsed", at, blob.offset()));
-    }
-    let label = record.map_or_else(|| String::from("ValueProfData"), |rec| ctx.name(rec.name_ref));
-    let value = format_args!("{total} bytes, {kinds} kinds");
-    Ok(Node::leaf(label, start, r.offset(), value).with_children(children))
-}
-
 /// The value-profile blobs (`ValueProfData`): one per data record that has value
 /// sites, each starting with its u32 TotalSize (a multiple of 8); deferred in
 /// blocks of [`RECORDS_PER_BLOCK`] blobs.
@@ -1022,7 +937,10 @@ pub fn expand(data: &[u8], deferred: &Deferred) -> Result<Vec<Node>> {
             let mut index = usize::try_from(first).unwrap_or(usize::MAX);
             while !r.is_empty() {
                 let record = ctx.with_values.get(index).and_then(|&i| ctx.records.get(i));
-                nodes.push(dump_value_blob(&mut r, &ctx, record)?);
+                let label = record.map_or(Cow::Borrowed("ValueProfData"), |rec| Cow::Owned(ctx.name(rec.name_ref)));
+                // Indirect-call targets are runtime addresses: named when a record has
+                // that FunctionPointer.
+                nodes.push(value_data::dump(&mut r, label, &|address| ctx.function_at(address))?);
                 index = index.saturating_add(1);
             }
         }
