@@ -436,14 +436,34 @@ impl Functions {
     pub fn row(&self, index: u64) -> Option<&FnRow> {
         self.rows.get(usize::try_from(index.checked_sub(self.start)?).ok()?)
     }
-
-    fn covers(&self, start: u64, end: u64) -> bool {
-        self.start <= start && end <= self.start.saturating_add(self.rows.len() as u64)
-    }
 }
 
 /// The function table asks for this many rows beyond the visible ones, each side.
 pub const FN_MARGIN: u64 = 64;
+
+/// The rows a paged table (functions, MemProf sites) asks the worker for so that
+/// rows `start..end` can be drawn, with [`FN_MARGIN`] each side; `None` when the
+/// rows held (`held` rows from `first`) or the request under way already cover them.
+/// `known` is the table's row count once the worker has said it.
+fn rows_to_ask(
+    known: Option<u64>,
+    (first, held): (u64, usize),
+    pending: Option<(u64, u64)>,
+    start: u64,
+    end: u64,
+) -> Option<(u64, u64)> {
+    let end = known.map_or(end, |k| end.min(k));
+    let held_end = first.saturating_add(held as u64);
+    if known.is_some() && first <= start && end <= held_end {
+        return None;
+    }
+    if pending.is_some_and(|(s, e)| s <= start && end <= e) {
+        return None;
+    }
+    let from = start.saturating_sub(FN_MARGIN);
+    let to = end.max(start.saturating_add(1)).saturating_add(FN_MARGIN);
+    Some((from, to))
+}
 /// Rows asked for before the table has measured itself.
 pub const FN_FIRST_PAGE: u64 = 64;
 
@@ -620,10 +640,6 @@ impl Default for MemProf {
 impl MemProf {
     pub fn row(&self, index: u64) -> Option<&MemRow> {
         self.rows.get(usize::try_from(index.checked_sub(self.start)?).ok()?)
-    }
-
-    fn covers(&self, start: u64, end: u64) -> bool {
-        self.start <= start && end <= self.start.saturating_add(self.rows.len() as u64)
     }
 }
 
@@ -1266,15 +1282,12 @@ impl State {
         let Some(doc) = self.current_doc() else { return false };
         let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&Tab::Functions));
         let f = &doc.functions;
-        let end = f.matching.map_or(end, |m| end.min(m));
-        if !offered || doc.phase != Phase::Ready || (f.matching.is_some() && f.covers(start, end)) {
+        if !offered || doc.phase != Phase::Ready {
             return false;
         }
-        if f.pending.is_some_and(|(s, e)| s <= start && end <= e) {
+        let Some((from, to)) = rows_to_ask(f.matching, (f.start, f.rows.len()), f.pending, start, end) else {
             return false;
-        }
-        let from = start.saturating_sub(FN_MARGIN);
-        let to = end.max(start.saturating_add(1)).saturating_add(FN_MARGIN);
+        };
         let (id, query) = (doc.id, f.query.clone());
         self.send(|req| Request::Functions { doc: id, req, query, start: from, count: to.saturating_sub(from) });
         self.with_doc(id, |doc| {
@@ -1312,15 +1325,12 @@ impl State {
         let Some(doc) = self.current_doc() else { return false };
         let offered = doc.summary.as_ref().is_some_and(|s| s.tabs().contains(&Tab::MemProf));
         let m = &doc.memprof;
-        let end = m.total.map_or(end, |t| end.min(t));
-        if !offered || doc.phase != Phase::Ready || (m.total.is_some() && m.covers(start, end)) {
+        if !offered || doc.phase != Phase::Ready {
             return false;
         }
-        if m.pending.is_some_and(|(s, e)| s <= start && end <= e) {
+        let Some((from, to)) = rows_to_ask(m.total, (m.start, m.rows.len()), m.pending, start, end) else {
             return false;
-        }
-        let from = start.saturating_sub(FN_MARGIN);
-        let to = end.max(start.saturating_add(1)).saturating_add(FN_MARGIN);
+        };
         let (id, column, descending) = (doc.id, m.column, m.descending);
         self.send(|req| Request::MemProf {
             doc: id,
