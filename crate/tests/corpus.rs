@@ -9,21 +9,14 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
 mod corpus_ids;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
+use common::{corpus, read};
 use corpus_ids::EXPECTED_IDS;
 use pgolens::{Detection, Format, Node};
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
-}
-
-fn read(rel: &str) -> Vec<u8> {
-    std::fs::read(corpus().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 fn detect(bytes: &[u8]) -> pgolens::Result<Detection> {
     pgolens::open(bytes)?.detect()
@@ -44,24 +37,14 @@ fn is_profile_file(rel: &str) -> bool {
     ![".txt", ".md", ".log", ".json", ".remap", ".expected", ".bin", "memory.yaml"].iter().any(|s| name.ends_with(s))
 }
 
-fn walk(dir: &Path, base: &Path, out: &mut BTreeSet<String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            walk(&path, base, out);
-        } else {
-            let rel = path.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
-            if is_profile_file(&rel) {
-                out.insert(rel);
-            }
-        }
-    }
-}
-
 #[test]
 fn table_lists_every_profile_file() {
-    let mut found = BTreeSet::new();
-    walk(&corpus(), &corpus(), &mut found);
+    let base = corpus();
+    let found: BTreeSet<String> = common::files_under(&base)
+        .iter()
+        .map(|path| path.strip_prefix(&base).unwrap().to_string_lossy().replace('\\', "/"))
+        .filter(|rel| is_profile_file(rel))
+        .collect();
     let listed: BTreeSet<String> = EXPECTED_IDS.iter().map(|(f, _)| f.to_string()).collect();
     let missing: Vec<_> = found.difference(&listed).collect();
     let stale: Vec<_> = listed.difference(&found).collect();

@@ -13,14 +13,11 @@
     clippy::cast_possible_truncation
 )]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::read;
 
 use pgolens::{detect, dump_all, Node};
-
-fn read(rel: &str) -> Vec<u8> {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(rel);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 const FILES: [&str; 3] = [
     "llvm/cspgo-progA/cspgo-progA.profdata",

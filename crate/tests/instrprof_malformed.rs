@@ -12,15 +12,12 @@
     clippy::cast_possible_truncation
 )]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::read;
 
 use pgolens::formats::instrprof::decode;
 use pgolens::Node;
-
-fn read(rel: &str) -> Vec<u8> {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(rel);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 /// Every start and end of every node in the dump tree.
 fn boundaries(node: &Node, out: &mut Vec<u64>) {

@@ -11,15 +11,12 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
+use common::read;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use pgolens::{detect, dump_all, Node};
-
-fn read(rel: &str) -> Vec<u8> {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(rel);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 fn find<'a>(node: &'a Node, label: &str) -> Option<&'a Node> {
     if node.label == label {

@@ -11,21 +11,15 @@
     clippy::cast_possible_truncation
 )]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
+use common::read;
 use pgolens::formats::instrprof::decode_memprof::decode_raw;
 use pgolens::formats::instrprof::memprof_model::{Frame, IndexedMemProf, MemInfoBlock};
 use pgolens::formats::instrprof::{decode, decode_indexed};
-
-fn corpus(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(rel)
-}
-
-fn read(rel: &str) -> Vec<u8> {
-    std::fs::read(corpus(rel)).unwrap()
-}
 
 /// LLVM's YAML mapping key: the value starts at column 16 at the earliest.
 fn key(out: &mut String, indent: &str, key: &str, value: impl std::fmt::Display) {
@@ -90,7 +84,9 @@ fn indexed_memprof_matches_show_memory() {
         memprof.schema.iter().map(|m| m.name().unwrap()).collect::<Vec<_>>(),
         ["AllocCount", "TotalSize", "TotalLifetime", "TotalLifetimeAccessDensity"]
     );
-    let expected = std::fs::read_to_string(corpus("llvm/memprof-progA/memprof-progA.profdata.memory.yaml")).unwrap();
+    let expected =
+        std::fs::read_to_string(common::corpus().join("llvm/memprof-progA/memprof-progA.profdata.memory.yaml"))
+            .unwrap();
     let start = expected.find("HeapProfileRecords:").unwrap();
     let end = expected.rfind("...").unwrap();
     let ours = yaml(memprof);
@@ -101,7 +97,8 @@ fn indexed_memprof_matches_show_memory() {
     }
     assert_eq!(memprof.records.len(), 37);
     // The instrprof part still exports as before.
-    let text = std::fs::read_to_string(corpus("llvm/memprof-progA/memprof-progA.profdata.proftext")).unwrap();
+    let text =
+        std::fs::read_to_string(common::corpus().join("llvm/memprof-progA/memprof-progA.profdata.proftext")).unwrap();
     assert_eq!(pgolens::formats::instrprof::proftext::to_string(&decode(&data, None).unwrap()), text);
 }
 
@@ -136,7 +133,9 @@ fn raw_memprof_matches_what_show_memory_shows_without_symbols() {
     assert_eq!(profiles.len(), 1);
     let p = &profiles[0];
     assert_eq!(p.version, 5);
-    let yaml = std::fs::read_to_string(corpus("llvm/memprof-progA/memprof-progA.memprofraw.memory.yaml")).unwrap();
+    let yaml =
+        std::fs::read_to_string(common::corpus().join("llvm/memprof-progA/memprof-progA.memprofraw.memory.yaml"))
+            .unwrap();
 
     // Segments: build id, start, end, offset, in file order.
     let mut segments = String::new();
@@ -182,7 +181,7 @@ fn raw_memprof_matches_what_show_memory_shows_without_symbols() {
 fn every_corpus_raw_memprof_decodes() {
     let mut seen = BTreeMap::new();
     for dir in ["llvm-14", "llvm-16", "llvm-17", "llvm-19"] {
-        for entry in std::fs::read_dir(corpus(&format!("peers/llvm-profparser/{dir}"))).unwrap() {
+        for entry in std::fs::read_dir(common::corpus().join(format!("peers/llvm-profparser/{dir}"))).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_none_or(|e| e != "memprofraw") {
                 continue;

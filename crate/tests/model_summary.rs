@@ -12,14 +12,17 @@
     clippy::cast_sign_loss
 )]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use pgolens::formats::instrprof::decode;
 use pgolens::model::instrprof::{function_detail, function_table, summary, Names};
 use pgolens::model::{Column, Summary};
 
+/// The profiles of `../shared/corpus/llvm`, the ones with `llvm-profdata show` dumps.
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/llvm")
+    common::corpus().join("llvm")
 }
 
 fn load(path: &Path) -> Result<pgolens::formats::instrprof::model::Profile, String> {

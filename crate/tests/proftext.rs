@@ -6,26 +6,13 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::{corpus, files_under};
 use pgolens::formats::instrprof::{decode, proftext};
 use pgolens::Format;
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
 
 fn export(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).unwrap();
@@ -49,7 +36,7 @@ fn text_export_matches_llvm_profdata_byte_for_byte() {
     let root = corpus();
     let mut files = Vec::new();
     for dir in ["llvm", "peers/llvm-profparser"] {
-        walk(&root.join(dir), &mut files);
+        files.extend(files_under(&root.join(dir)));
     }
     let mut checked = 0;
     let mut failures = Vec::new();

@@ -6,31 +6,18 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::{corpus, files_under};
 use pgolens::formats::instrprof::{decode, decode_text, proftext};
 use pgolens::{Format, Location};
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
 
 fn proftexts() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in ["llvm", "peers/llvm-profparser"] {
-        walk(&corpus().join(dir), &mut files);
+        files.extend(files_under(&corpus().join(dir)));
     }
     files.retain(|p| p.extension().is_some_and(|e| e == "proftext"));
     files
