@@ -397,13 +397,11 @@ fn decode_one(
     let temporal = h.word & flags::TEMPORAL_PROF != 0;
     let (counters_delta, bitmap_delta) = (h.value("CountersDelta") & mask, h.value("BitmapDelta") & mask);
     for (i, rec) in records.iter().enumerate() {
-        let step = (i as u64).wrapping_mul(layout.size);
-        let delta = match (correlation, relative) {
-            (Some(_), _) => 0,
-            (None, true) => counters_delta.wrapping_sub(step) & mask,
-            (None, false) => counters_delta,
+        // Correlated pointers are already offsets into the counters section.
+        let offset = match correlation {
+            Some(_) => rec.counter_ptr & mask,
+            None => slice_offset(rec.counter_ptr, counters_delta, i, layout.size, relative, mask),
         };
-        let offset = rec.counter_ptr.wrapping_sub(delta) & mask;
         if rec.num_counters == 0 {
             return Err(Error::invalid(rec.offset, "a data record with at least one counter", 0));
         }
@@ -442,8 +440,7 @@ fn decode_one(
             });
         }
         if rec.num_bitmap_bytes > 0 {
-            let delta = bitmap_delta.wrapping_sub(step) & mask;
-            let offset = rec.bitmap_ptr.wrapping_sub(delta) & mask;
+            let offset = slice_offset(rec.bitmap_ptr, bitmap_delta, i, layout.size, true, mask);
             let len = u64::from(rec.num_bitmap_bytes);
             match offset.checked_add(len) {
                 Some(end) if end <= bitmap.remaining() as u64 => {
@@ -462,6 +459,15 @@ fn decode_one(
     Ok(())
 }
 
+/// Where record `i`'s counters (or bitmap bytes) start inside their section:
+/// `ptr − delta` for absolute pointers (v5, v7), `ptr − (delta − i·record_size)`
+/// for pointers relative to the record (v8+), wrapping in the pointer width
+/// (`mask`). The dump (`raw.rs`) locates slices with the same function.
+pub(crate) fn slice_offset(ptr: u64, delta: u64, i: usize, record_size: u64, relative: bool, mask: u64) -> u64 {
+    let step = if relative { (i as u64).wrapping_mul(record_size) } else { 0 };
+    ptr.wrapping_sub(delta.wrapping_sub(step) & mask) & mask
+}
+
 /// Whether every record's counters lie inside a counters section of `len` bytes
 /// when CounterPtr is read as absolute or as relative to the record (64-bit).
 fn counters_fit(
@@ -474,8 +480,7 @@ fn counters_fit(
 ) -> bool {
     let delta = h.value("CountersDelta");
     records.iter().enumerate().all(|(i, rec)| {
-        let step = if relative { (i as u64).wrapping_mul(record_size) } else { 0 };
-        let offset = rec.counter_ptr.wrapping_sub(delta.wrapping_sub(step));
+        let offset = slice_offset(rec.counter_ptr, delta, i, record_size, relative, u64::MAX);
         let bytes = u64::from(rec.num_counters).saturating_mul(counter_size);
         offset.checked_add(bytes).is_some_and(|end| end <= len)
     })

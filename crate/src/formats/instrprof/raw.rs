@@ -577,20 +577,16 @@ impl Context {
     /// `decode_raw`: absolute pointers before v8, relative to the record from v8
     /// (bitmaps are v9+, so always relative), wrapping in the pointer width.
     fn slice(&self, i: usize, rec: &RawRecord, bitmap: bool) -> Slice {
-        let step = (i as u64).wrapping_mul(self.layout.size);
-        let (ptr, delta, len, (at, size)) = if bitmap {
-            let delta = self.bitmap_delta.wrapping_sub(step) & self.mask;
-            (rec.bitmap_ptr, delta, u64::from(rec.num_bitmap_bytes), self.bitmap)
+        let (ptr, delta, relative, len, (at, size)) = if bitmap {
+            (rec.bitmap_ptr, self.bitmap_delta, true, u64::from(rec.num_bitmap_bytes), self.bitmap)
         } else {
-            let delta =
-                if self.relative { self.counters_delta.wrapping_sub(step) & self.mask } else { self.counters_delta };
             let len = u64::from(rec.num_counters).saturating_mul(self.counter_size);
-            (rec.counter_ptr, delta, len, self.counters)
+            (rec.counter_ptr, self.counters_delta, self.relative, len, self.counters)
         };
         if len == 0 {
             return Slice::Empty;
         }
-        let offset = ptr.wrapping_sub(delta) & self.mask;
+        let offset = decode_raw::slice_offset(ptr, delta, i, self.layout.size, relative, self.mask);
         match offset.checked_add(len) {
             Some(end) if end <= size => Slice::Placed(at.saturating_add(offset), at.saturating_add(end)),
             _ => Slice::Outside(offset),
