@@ -14,9 +14,19 @@
 //!
 //! Layout notes: `shared/formats/linux-perf-data.md`.
 
+pub mod attr;
+pub mod features;
+mod file;
+pub mod record;
 mod records;
+pub mod sample;
+mod zstd;
 
+pub use attr::Attr;
+pub use file::{Event, FileHeader, PerfData, MAX_UNPACK_RATIO};
+pub use record::{Record, RecordAt, RecordHeader};
 pub use records::{record_type_name, RecordType};
+pub use sample::Sample;
 
 use alloc::vec::Vec;
 

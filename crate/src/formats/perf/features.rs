@@ -1,0 +1,206 @@
+//! Feature sections: what perf wrote about the machine and the recording, after
+//! the data (file mode) or as HEADER_FEATURE records (pipe mode).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::attr::Attr;
+use super::record::{c_string, misc, RecordHeader};
+use crate::error::{Error, Result};
+use crate::read::Reader;
+
+pub const TRACING_DATA: u32 = 1;
+pub const BUILD_ID: u32 = 2;
+pub const HOSTNAME: u32 = 3;
+pub const OSRELEASE: u32 = 4;
+pub const VERSION: u32 = 5;
+pub const ARCH: u32 = 6;
+pub const NRCPUS: u32 = 7;
+pub const CPUDESC: u32 = 8;
+pub const CPUID: u32 = 9;
+pub const TOTAL_MEM: u32 = 10;
+pub const CMDLINE: u32 = 11;
+pub const EVENT_DESC: u32 = 12;
+pub const CPU_TOPOLOGY: u32 = 13;
+pub const NUMA_TOPOLOGY: u32 = 14;
+pub const BRANCH_STACK: u32 = 15;
+pub const PMU_MAPPINGS: u32 = 16;
+pub const GROUP_DESC: u32 = 17;
+pub const SAMPLE_TIME: u32 = 21;
+pub const CLOCKID: u32 = 23;
+pub const COMPRESSED: u32 = 27;
+pub const CLOCK_DATA: u32 = 29;
+
+/// One `build_id_event`: a DSO and its build id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildIdEntry {
+    pub misc: u16,
+    pub pid: i32,
+    pub build_id: Vec<u8>,
+    pub filename: Vec<u8>,
+}
+
+impl BuildIdEntry {
+    /// The body after the record header: pid, 24 id bytes, the file name.
+    pub fn parse_body(header: RecordHeader, r: &mut Reader<'_>) -> Result<BuildIdEntry> {
+        let pid = r.i32("build_id pid")?;
+        let raw = r.bytes(24, "build_id")?;
+        let len = if header.misc & misc::BUILD_ID_SIZE != 0 {
+            usize::from(raw.get(20).copied().unwrap_or(20)).min(20)
+        } else {
+            // Without the size, trailing zero 4-byte groups are padding.
+            let groups = raw.get(..20).unwrap_or(&[]).chunks(4);
+            let zero_groups = groups.rev().take_while(|g| g.iter().all(|&b| b == 0)).count();
+            20usize.saturating_sub(zero_groups.saturating_mul(4))
+        };
+        let build_id = raw.get(..len).unwrap_or(&[]).to_vec();
+        Ok(BuildIdEntry { misc: header.misc, pid, build_id, filename: c_string(r.rest()).to_vec() })
+    }
+
+    pub fn build_id_hex(&self) -> String {
+        hex(&self.build_id)
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    use core::fmt::Write;
+    let mut s = String::with_capacity(bytes.len().saturating_mul(2));
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// An EVENT_DESC entry: an event's attr, name and sample ids.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventDesc {
+    pub attr: Attr,
+    pub name: String,
+    pub ids: Vec<u64>,
+}
+
+/// Typed values of the features pgolens uses; every section's span is kept in
+/// [`Features::sections`].
+#[derive(Clone, Debug, Default)]
+pub struct Features {
+    /// (feature id, offset, size) of every section, in file order.
+    pub sections: Vec<(u32, u64, u64)>,
+    pub hostname: Option<String>,
+    pub os_release: Option<String>,
+    pub version: Option<String>,
+    pub arch: Option<String>,
+    /// (online, available), as perf prints them.
+    pub nr_cpus: Option<(u32, u32)>,
+    pub cpu_desc: Option<String>,
+    pub cpu_id: Option<String>,
+    /// In kB.
+    pub total_mem: Option<u64>,
+    pub cmdline: Vec<String>,
+    pub event_desc: Vec<EventDesc>,
+    pub build_ids: Vec<BuildIdEntry>,
+    pub sample_time: Option<(u64, u64)>,
+    pub clockid: Option<u64>,
+    pub branch_stack: bool,
+    /// `version, type (1 = zstd), level, ratio, mmap_len`.
+    pub compressed: Option<[u32; 5]>,
+    pub pmu_mappings: Vec<(u32, String)>,
+}
+
+/// `perf_header_string`: u32 length, then that many bytes, NUL-padded.
+pub fn header_string(r: &mut Reader<'_>) -> Result<String> {
+    let len = r.u32("perf_header_string length")?;
+    let bytes = r.bytes(u64::from(len), "perf_header_string")?;
+    Ok(String::from_utf8_lossy(c_string(bytes)).into_owned())
+}
+
+/// A u32 count, checked against the bytes left (each item at least `min_item`
+/// bytes) so a lying count cannot make us allocate or loop for long.
+pub fn count(r: &mut Reader<'_>, min_item: u64, what: &'static str) -> Result<u32> {
+    let at = r.offset();
+    let nr = r.u32(what)?;
+    if u64::from(nr).saturating_mul(min_item) > r.remaining() as u64 {
+        return Err(Error::invalid(at, what, u64::from(nr)));
+    }
+    Ok(nr)
+}
+
+fn string_list(r: &mut Reader<'_>) -> Result<Vec<String>> {
+    let nr = count(r, 4, "string list count that fits the section")?;
+    (0..nr).map(|_| header_string(r)).collect()
+}
+
+impl Features {
+    /// Decodes one feature section; sections pgolens does not model are only recorded.
+    pub fn add(&mut self, feature: u32, r: &mut Reader<'_>) -> Result<()> {
+        self.sections.push((feature, r.offset(), r.remaining() as u64));
+        match feature {
+            HOSTNAME => self.hostname = Some(header_string(r)?),
+            OSRELEASE => self.os_release = Some(header_string(r)?),
+            VERSION => self.version = Some(header_string(r)?),
+            ARCH => self.arch = Some(header_string(r)?),
+            CPUDESC => self.cpu_desc = Some(header_string(r)?),
+            CPUID => self.cpu_id = Some(header_string(r)?),
+            NRCPUS => {
+                // perf writes nr_cpus_avail first, then nr_cpus_online.
+                let available = r.u32("nr_cpus_available")?;
+                let online = r.u32("nr_cpus_online")?;
+                self.nr_cpus = Some((online, available));
+            }
+            TOTAL_MEM => self.total_mem = Some(r.u64("total_mem")?),
+            CMDLINE => self.cmdline = string_list(r)?,
+            EVENT_DESC => self.event_desc = event_desc(r)?,
+            BUILD_ID => {
+                while !r.is_empty() {
+                    let at = r.offset();
+                    let kind = r.u32("build_id_event type")?;
+                    let misc = r.u16("build_id_event misc")?;
+                    let size = r.u16("build_id_event size")?;
+                    if size < 8 + 4 + 24 {
+                        return Err(Error::invalid(
+                            at.saturating_add(6),
+                            "build_id_event size of at least 36",
+                            u64::from(size),
+                        ));
+                    }
+                    let mut body = r.sub(u64::from(size).saturating_sub(8), "build_id_event")?;
+                    let header = RecordHeader { kind, misc, size };
+                    self.build_ids.push(BuildIdEntry::parse_body(header, &mut body)?);
+                }
+            }
+            SAMPLE_TIME => self.sample_time = Some((r.u64("first sample time")?, r.u64("last sample time")?)),
+            CLOCKID => self.clockid = Some(r.u64("clockid")?),
+            BRANCH_STACK => self.branch_stack = true,
+            COMPRESSED => {
+                let mut v = [0u32; 5];
+                for (slot, what) in v.iter_mut().zip(["version", "type", "level", "ratio", "mmap_len"]) {
+                    *slot = r.u32(what)?;
+                }
+                self.compressed = Some(v);
+            }
+            PMU_MAPPINGS => {
+                let nr = count(r, 8, "pmu mapping count that fits the section")?;
+                for _ in 0..nr {
+                    let kind = r.u32("pmu type")?;
+                    self.pmu_mappings.push((kind, header_string(r)?));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn event_desc(r: &mut Reader<'_>) -> Result<Vec<EventDesc>> {
+    let nr = count(r, 72, "event count that fits the section")?;
+    let attr_size = r.u32("attr_size")?;
+    let mut out = Vec::new();
+    for _ in 0..nr {
+        let mut ar = r.sub(u64::from(attr_size), "event attr")?;
+        let attr = Attr::parse(&mut ar, u64::from(attr_size))?;
+        let nr_ids = count(r, 8, "id count that fits the section")?;
+        let name = header_string(r)?;
+        let ids = (0..nr_ids).map(|_| r.u64("event id")).collect::<Result<Vec<_>>>()?;
+        out.push(EventDesc { attr, name, ids });
+    }
+    Ok(out)
+}

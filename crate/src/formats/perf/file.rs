@@ -1,0 +1,498 @@
+//! [`PerfData`]: a whole recording, file or pipe mode, with its events, features
+//! and an index of its records in file order.
+//!
+//! Parsing walks the records once: it unpacks COMPRESSED records (whose inner
+//! records may straddle two compressed records), collects the pipe-mode metadata
+//! records, and remembers where every record starts. Records are decoded on demand
+//! from that index, so a 500 MB recording costs 8 bytes per record until it is read.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::attr::Attr;
+use super::features::Features;
+use super::record::{self, parse_body, Record, RecordAt, RecordHeader};
+use super::sample::{Sample, SampleId};
+use crate::error::{Error, ErrorKind, Result};
+use crate::read::{Endian, Reader};
+
+/// The decompressed bytes may grow to this many times the input: real perf data
+/// compresses 5–20×, and the cap keeps a zstd bomb from exhausting memory.
+pub const MAX_UNPACK_RATIO: usize = 64;
+
+/// Positions at or above this are in the unpacked (decompressed) stream.
+const UNPACKED: u64 = 1 << 63;
+
+/// One event: its attr, sample ids and name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub attr: Attr,
+    pub ids: Vec<u64>,
+    pub name: String,
+}
+
+/// The file header's sections (file mode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileHeader {
+    pub header_size: u64,
+    pub attr_size: u64,
+    pub attrs: (u64, u64),
+    pub data: (u64, u64),
+    pub event_types: (u64, u64),
+    pub feature_bits: [u64; 4],
+}
+
+impl FileHeader {
+    pub fn features(&self) -> impl Iterator<Item = u32> + '_ {
+        (0u32..256).filter(|&bit| self.feature_bits.get((bit / 64) as usize).is_some_and(|w| w >> (bit % 64) & 1 == 1))
+    }
+}
+
+pub struct PerfData<'data> {
+    pub endian: Endian,
+    pub pipe: bool,
+    /// File mode only.
+    pub header: Option<FileHeader>,
+    pub events: Vec<Event>,
+    pub features: Features,
+    /// Where the record stream stopped early: a recording cut off mid-write (file
+    /// mode, or a pipe capture), or perf's text appended to a pipe capture.
+    pub truncated_at: Option<u64>,
+    data: &'data [u8],
+    unpacked: Vec<u8>,
+    /// (start in `unpacked`, file offset of the compressed record that completed it).
+    unpacked_origin: Vec<(u64, u64)>,
+    positions: Vec<u64>,
+    ids: BTreeMap<u64, usize>,
+}
+
+impl<'data> PerfData<'data> {
+    pub fn parse(data: &'data [u8]) -> Result<PerfData<'data>> {
+        let endian = match data.get(..8) {
+            Some(m) if m == super::MAGIC_LE => Endian::Little,
+            Some(m) if m == super::MAGIC_BE => Endian::Big,
+            _ => return Err(Error::malformed(0, "PERFILE2 magic")),
+        };
+        let mut r = Reader::new(data, endian);
+        r.skip(8, "magic")?;
+        let size = r.u64("perf header size")?;
+        let mut perf = PerfData {
+            endian,
+            pipe: size == super::PIPE_HEADER_SIZE,
+            header: None,
+            events: Vec::new(),
+            features: Features::default(),
+            truncated_at: None,
+            data,
+            unpacked: Vec::new(),
+            unpacked_origin: Vec::new(),
+            positions: Vec::new(),
+            ids: BTreeMap::new(),
+        };
+        let (start, end, complete) = if perf.pipe {
+            (super::PIPE_HEADER_SIZE, data.len() as u64, false)
+        } else if size >= super::FILE_HEADER_SIZE {
+            perf.read_file_header(&mut r, size)?
+        } else {
+            return Err(Error::invalid(8, "perf header size 16 (pipe) or at least 104 (file)", size));
+        };
+        perf.index_records(start, end, complete)?;
+        perf.name_events();
+        Ok(perf)
+    }
+
+    /// Reads the header, attrs and feature sections; returns the record stream's
+    /// extent and whether the data size was written.
+    fn read_file_header(&mut self, r: &mut Reader<'data>, header_size: u64) -> Result<(u64, u64, bool)> {
+        let len = self.data.len() as u64;
+        let attr_size = r.u64("attr_size")?;
+        let section = |r: &mut Reader<'_>| -> Result<(u64, u64)> { Ok((r.u64("offset")?, r.u64("size")?)) };
+        let attrs = section(r)?;
+        let data_section = section(r)?;
+        let event_types = section(r)?;
+        let mut feature_bits = [0u64; 4];
+        for word in &mut feature_bits {
+            *word = r.u64("feature bitmap")?;
+        }
+        let header = FileHeader { header_size, attr_size, attrs, data: data_section, event_types, feature_bits };
+        self.header = Some(header);
+
+        let whole = Reader::new(self.data, self.endian);
+        if attrs.1 > 0 {
+            if attr_size < 64 + 16 || attrs.1.checked_rem(attr_size) != Some(0) {
+                return Err(Error::invalid(16, "attr_size that divides attrs.size and holds an attr", attr_size));
+            }
+            let mut ar = whole.sub_at(attrs.0, attrs.1, "attrs section inside the file")?;
+            while !ar.is_empty() {
+                let mut entry = ar.sub(attr_size, "attrs entry")?;
+                let attr = Attr::parse(&mut entry, attr_size.saturating_sub(16))?;
+                entry.skip(attr_size.saturating_sub(16).saturating_sub(u64::from(attr.size)), "attr padding")?;
+                let ids_at = entry.offset();
+                let (offset, size) = section(&mut entry)?;
+                let mut ids = Vec::new();
+                if size > 0 {
+                    let mut ir = whole.sub_at(offset, size, "attr ids inside the file").map_err(|e| {
+                        if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) {
+                            Error::invalid(ids_at, "attr ids section inside the file", offset)
+                        } else {
+                            e
+                        }
+                    })?;
+                    while ir.remaining() >= 8 {
+                        ids.push(ir.u64("sample id")?);
+                    }
+                }
+                self.events.push(Event { attr, ids, name: String::new() });
+            }
+        }
+
+        // A recording cut off mid-write has data.size 0: its records run to the end.
+        let complete = !(data_section.1 == 0 && data_section.0 > 0);
+        let data_end = if complete {
+            match data_section.0.checked_add(data_section.1) {
+                Some(end) if end <= len => end,
+                _ => return Err(Error::invalid(48, "data section inside the file", data_section.1)),
+            }
+        } else {
+            len
+        };
+        if complete {
+            let features: Vec<u32> = header.features().collect();
+            let table_len = (features.len() as u64).saturating_mul(16);
+            let mut table = whole.sub_at(data_end, table_len, "feature section table")?;
+            for feature in features {
+                let at = table.offset();
+                let (offset, size) = section(&mut table)?;
+                if size == 0 {
+                    continue;
+                }
+                let mut fr = whole
+                    .sub_at(offset, size, "feature section inside the file")
+                    .map_err(|_| Error::invalid(at, "feature section inside the file", offset))?;
+                self.features.add(feature, &mut fr)?;
+            }
+        }
+        Ok((data_section.0, data_end, complete))
+    }
+
+    /// Walks the record stream once: positions, unpacking, pipe metadata.
+    fn index_records(&mut self, start: u64, end: u64, complete: bool) -> Result<()> {
+        let mut r = Reader::new(self.data, self.endian).sub_at(start, end.saturating_sub(start), "record stream")?;
+        let limit = self.data.len().saturating_mul(MAX_UNPACK_RATIO);
+        let mut unpacker: Option<super::zstd::Unpacker> = None;
+        let mut unpacked_read = 0u64;
+        let mut last_compressed = start;
+        while !r.is_empty() {
+            let at = r.offset();
+            let header = match next_record(&mut r) {
+                Ok((header, _)) => header,
+                // perf reads every complete record of a recording that was cut off.
+                Err(e) if !complete && matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => {
+                    self.truncated_at = Some(at);
+                    break;
+                }
+                Err(_) if self.pipe && super::records::is_trailing_text(self.data, at) => {
+                    self.truncated_at = Some(at);
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            if header.kind == record::COMPRESSED || header.kind == record::COMPRESSED2 {
+                let mut body = Reader::new(self.data, self.endian).sub_at(
+                    at.saturating_add(8),
+                    u64::from(header.size).saturating_sub(8),
+                    "compressed record",
+                )?;
+                let Record::Compressed { zstd } = parse_body(header, &mut body)? else {
+                    return Err(Error::malformed(at, "compressed record"));
+                };
+                unpacker.get_or_insert_with(super::zstd::Unpacker::new).unpack(zstd, &mut self.unpacked, limit, at)?;
+                last_compressed = at;
+                unpacked_read = self.index_unpacked(unpacked_read, at)?;
+                continue;
+            }
+            self.positions.push(at);
+            let body = probe_body(self.data, self.endian, at, header)?;
+            collect_metadata(&mut self.events, &mut self.features, header, body)?;
+        }
+        if let Some(mut unpacker) = unpacker {
+            unpacker.finish(&mut self.unpacked, limit, last_compressed)?;
+            unpacked_read = self.index_unpacked(unpacked_read, last_compressed)?;
+        }
+        if unpacked_read < self.unpacked.len() as u64 {
+            return Err(Error::malformed(last_compressed, "compressed records that end on a record boundary"));
+        }
+        for (index, event) in self.events.iter().enumerate() {
+            for &id in &event.ids {
+                self.ids.insert(id, index);
+            }
+        }
+        Ok(())
+    }
+
+    /// Indexes the unpacked records completed since `from`; a partial one waits for
+    /// the next compressed record. Returns where indexing stopped.
+    fn index_unpacked(&mut self, from: u64, origin: u64) -> Result<u64> {
+        let mut inner = Reader::new(&self.unpacked, self.endian);
+        inner.skip(from, "unpacked records")?;
+        while !inner.is_empty() {
+            let inner_at = inner.offset();
+            let mut probe = inner;
+            match next_record(&mut probe) {
+                Ok((header, _)) => {
+                    self.unpacked_origin.push((inner_at, origin));
+                    self.positions.push(UNPACKED | inner_at);
+                    let body = probe_body(&self.unpacked, self.endian, inner_at, header)?;
+                    collect_metadata(&mut self.events, &mut self.features, header, body)?;
+                    inner = probe;
+                }
+                Err(e) if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => break,
+                Err(e) => return Err(Error { location: crate::error::Location::Offset(origin), ..e }),
+            }
+        }
+        Ok(inner.offset())
+    }
+
+    /// Event names: EVENT_DESC (matched by ids, else by position), else perf's
+    /// name for the attr.
+    fn name_events(&mut self) {
+        if self.events.is_empty() {
+            // Files without attrs but with EVENT_DESC (rare): take the descriptions.
+            for desc in &self.features.event_desc {
+                self.events.push(Event { attr: desc.attr.clone(), ids: desc.ids.clone(), name: String::new() });
+            }
+            for (index, event) in self.events.iter().enumerate() {
+                for &id in &event.ids {
+                    self.ids.insert(id, index);
+                }
+            }
+        }
+        for (index, event) in self.events.iter_mut().enumerate() {
+            let by_id = self.features.event_desc.iter().find(|d| d.ids.iter().any(|id| event.ids.contains(id)));
+            let desc = by_id.or_else(|| self.features.event_desc.get(index));
+            if event.name.is_empty() {
+                event.name = match desc {
+                    Some(d) => d.name.clone(),
+                    None => event.attr.default_name(),
+                };
+            }
+        }
+    }
+
+    /// How many records the stream holds (compressed records counted by what they hold).
+    pub fn record_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Record positions in file order, for [`PerfData::record_at`].
+    pub fn positions(&self) -> &[u64] {
+        &self.positions
+    }
+
+    /// Decodes the record at a position from [`PerfData::positions`].
+    pub fn record_at(&self, position: u64) -> Result<RecordAt<'_>> {
+        let (bytes, offset, origin) = if position & UNPACKED != 0 {
+            let offset = position & !UNPACKED;
+            (&self.unpacked[..], offset, self.origin_of(offset))
+        } else {
+            (self.data, position, position)
+        };
+        let mut r = Reader::new(bytes, self.endian).seek_clone(offset, "record")?;
+        let (header, body) = next_record(&mut r).map_err(|e| relocate(e, position, origin))?;
+        self.decode(header, body, origin).map_err(|e| relocate(e, position, origin))
+    }
+
+    fn origin_of(&self, unpacked_offset: u64) -> u64 {
+        match self.unpacked_origin.binary_search_by(|&(s, _)| s.cmp(&unpacked_offset)) {
+            Ok(i) => self.unpacked_origin.get(i).map_or(0, |&(_, o)| o),
+            Err(i) => i.checked_sub(1).and_then(|i| self.unpacked_origin.get(i)).map_or(0, |&(_, o)| o),
+        }
+    }
+
+    /// All records in file order.
+    pub fn records(&self) -> impl Iterator<Item = Result<RecordAt<'_>>> + '_ {
+        self.positions.iter().map(move |&p| self.record_at(p))
+    }
+
+    /// Record positions in the order perf delivers them to its tools (`perf
+    /// script`, `perf report`): kernel records with a time are queued and
+    /// released sorted by time, each FINISHED_ROUND releasing those up to the
+    /// latest time seen before the previous round ended (perf's guarantee is
+    /// that no record arrives later than that); records without a time, and
+    /// perf's own records, pass straight through.
+    pub fn time_order(&self) -> Result<Vec<u64>> {
+        let mut out = Vec::with_capacity(self.positions.len());
+        let mut queue: Vec<(u64, u64)> = Vec::new();
+        let mut max_time = 0u64;
+        let mut next_flush = 0u64;
+        for &position in &self.positions {
+            let record = self.record_at(position)?;
+            if record.header.kind == record::FINISHED_ROUND {
+                flush(&mut queue, &mut out, Some(next_flush));
+                next_flush = max_time;
+                continue;
+            }
+            match record.time().filter(|_| record.header.kind < record::HEADER_ATTR) {
+                Some(time) => {
+                    max_time = max_time.max(time);
+                    queue.push((time, position));
+                }
+                None => out.push(position),
+            }
+        }
+        flush(&mut queue, &mut out, None);
+        Ok(out)
+    }
+
+    /// The event a sample or trailer id belongs to (the only event when there is one).
+    pub fn event_of(&self, id: Option<u64>) -> Option<usize> {
+        if self.events.len() == 1 {
+            return Some(0);
+        }
+        id.and_then(|id| self.ids.get(&id).copied())
+    }
+
+    fn decode<'s>(&'s self, header: RecordHeader, mut body: Reader<'s>, offset: u64) -> Result<RecordAt<'s>> {
+        let first = self.events.first();
+        if header.kind == record::PERF_RECORD_SAMPLE {
+            let event = self.sample_event(&body)?;
+            let attr = &self.events.get(event).ok_or(Error::malformed(offset, "an event for the sample"))?.attr;
+            let sample = Sample::parse(&mut body, attr, event, header.misc)?;
+            return Ok(RecordAt { offset, header, sample_id: SampleId::default(), record: Record::Sample(sample) });
+        }
+        let mut sample_id = SampleId::default();
+        if record::has_sample_id(header.kind) {
+            if let Some(first) = first.filter(|a| a.attr.sample_id_all()) {
+                // The trailer's layout is the same for every event; its id picks the event.
+                let size = first.attr.sample_id_size();
+                let body_len = body.remaining() as u64;
+                if size <= body_len {
+                    let mut trailer =
+                        body.seek_clone(body.offset().saturating_add(body_len.saturating_sub(size)), "sample_id")?;
+                    let attr = self.trailer_attr(&trailer, size).unwrap_or(&first.attr);
+                    sample_id = SampleId::parse(&mut trailer, attr)?;
+                    body = body.sub(body_len.saturating_sub(size), "record body")?;
+                } else {
+                    return Err(Error::malformed(body.offset(), "a record long enough for its sample_id trailer"));
+                }
+            }
+        }
+        let record = parse_body(header, &mut body)?;
+        Ok(RecordAt { offset, header, sample_id, record })
+    }
+
+    fn sample_event(&self, body: &Reader<'_>) -> Result<usize> {
+        let Some(first) = self.events.first() else {
+            return Err(Error::malformed(body.offset(), "an attr before the first sample"));
+        };
+        if self.events.len() == 1 {
+            return Ok(0);
+        }
+        let Some(word) = first.attr.sample_id_position() else {
+            return Ok(0);
+        };
+        let id = body
+            .seek_clone(body.offset().saturating_add((word as u64).saturating_mul(8)), "sample id")?
+            .u64("sample id")?;
+        self.ids.get(&id).copied().ok_or(Error::invalid(body.offset(), "a sample id listed for an event", id))
+    }
+
+    fn trailer_attr(&self, trailer: &Reader<'_>, size: u64) -> Option<&Attr> {
+        if self.events.len() < 2 {
+            return None;
+        }
+        let back = self.events.first()?.attr.trailer_id_position()? as u64;
+        let at = trailer.offset().checked_add(size)?.checked_sub(back.checked_mul(8)?)?;
+        let id = trailer.seek_clone(at, "trailer id").ok()?.u64("trailer id").ok()?;
+        self.ids.get(&id).and_then(|&i| self.events.get(i)).map(|e| &e.attr)
+    }
+}
+
+/// Moves the queued records with a time up to `limit` (all, without one) to
+/// `out`, in time order; ties keep their file order.
+fn flush(queue: &mut Vec<(u64, u64)>, out: &mut Vec<u64>, limit: Option<u64>) {
+    // The queue is in arrival order, so a stable sort keeps ties in file order.
+    queue.sort_by_key(|&(time, _)| time);
+    let cut = match limit {
+        Some(limit) => queue.partition_point(|&(time, _)| time <= limit),
+        None => queue.len(),
+    };
+    out.extend(queue.drain(..cut).map(|(_, position)| position));
+}
+
+/// Reads a record header and its body, and skips any payload that follows
+/// outside `size` (tracing data, AUXTRACE data).
+fn next_record<'a>(r: &mut Reader<'a>) -> Result<(RecordHeader, Reader<'a>)> {
+    let start = r.offset();
+    let kind = r.u32("perf_event_header.type")?;
+    let misc = r.u16("perf_event_header.misc")?;
+    let size = r.u16("perf_event_header.size")?;
+    if size < 8 {
+        return Err(Error::invalid(start.saturating_add(6), "record size of at least 8", u64::from(size)));
+    }
+    let body = r.sub(u64::from(size).saturating_sub(8), "record body")?;
+    let trailing = match kind {
+        record::HEADER_TRACING_DATA => {
+            let len = u64::from(body.clone().u32("tracing data size")?);
+            len.saturating_add(7) & !7
+        }
+        record::AUXTRACE => body.clone().u64("auxtrace size")?,
+        _ => 0,
+    };
+    r.skip(trailing, "data following the record")?;
+    Ok((RecordHeader { kind, misc, size }, body))
+}
+
+fn probe_body(bytes: &[u8], endian: Endian, at: u64, header: RecordHeader) -> Result<Reader<'_>> {
+    Reader::new(bytes, endian).sub_at(at.saturating_add(8), u64::from(header.size).saturating_sub(8), "record body")
+}
+
+/// Pipe mode (and any stream): events and features announced by records.
+fn collect_metadata(
+    events: &mut Vec<Event>,
+    features: &mut Features,
+    header: RecordHeader,
+    mut body: Reader<'_>,
+) -> Result<()> {
+    match header.kind {
+        record::HEADER_ATTR => {
+            if let Record::HeaderAttr { attr, ids } = parse_body(header, &mut body)? {
+                events.push(Event { attr, ids: ids.iter().collect(), name: String::new() });
+            }
+        }
+        record::HEADER_FEATURE => {
+            if let Record::HeaderFeature { feature, mut body } = parse_body(header, &mut body)? {
+                let feature = u32::try_from(feature).unwrap_or(u32::MAX);
+                features.add(feature, &mut body)?;
+            }
+        }
+        record::HEADER_BUILD_ID => {
+            if let Record::HeaderBuildId(entry) = parse_body(header, &mut body)? {
+                features.build_ids.push(entry);
+            }
+        }
+        record::EVENT_UPDATE => {
+            // `type u64, id u64`, then the data: 0 unit, 1 scale, 2 name, 3 cpus.
+            let kind = body.u64("event_update type")?;
+            let id = body.u64("event_update id")?;
+            if kind == 2 {
+                let name = String::from_utf8_lossy(record::c_string(body.rest())).into_owned();
+                if let Some(event) = events.iter_mut().find(|e| e.ids.contains(&id)) {
+                    event.name = name;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Errors inside unpacked data point at the compressed record that held them.
+fn relocate(e: Error, position: u64, origin: u64) -> Error {
+    if position & UNPACKED != 0 {
+        Error { location: crate::error::Location::Offset(origin), ..e }
+    } else {
+        e
+    }
+}

@@ -1,0 +1,336 @@
+//! Typed records: the kernel's `PERF_RECORD_*` and perf's own (type 64 and up).
+
+use super::attr::Attr;
+use super::sample::{ReadValues, Sample, SampleId, U64s};
+use crate::error::{Error, Result};
+use crate::read::Reader;
+
+/// `perf_event_header`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordHeader {
+    pub kind: u32,
+    pub misc: u16,
+    pub size: u16,
+}
+
+/// `misc` bits whose meaning depends on the record type.
+pub mod misc {
+    pub const CPUMODE_MASK: u16 = 7;
+    pub const KERNEL: u16 = 1;
+    pub const USER: u16 = 2;
+    pub const HYPERVISOR: u16 = 3;
+    pub const GUEST_KERNEL: u16 = 4;
+    pub const GUEST_USER: u16 = 5;
+    /// MMAP: a data mapping; COMM: an exec; SWITCH: switch out.
+    pub const MMAP_DATA: u16 = 1 << 13;
+    pub const COMM_EXEC: u16 = 1 << 13;
+    pub const SWITCH_OUT: u16 = 1 << 13;
+    /// SAMPLE: exact ip; MMAP2: build id instead of device and inode.
+    pub const EXACT_IP: u16 = 1 << 14;
+    pub const MMAP_BUILD_ID: u16 = 1 << 14;
+    pub const SWITCH_OUT_PREEMPT: u16 = 1 << 14;
+    pub const BUILD_ID_SIZE: u16 = 1 << 15;
+}
+
+/// MMAP and MMAP2: a mapping of a file (or anonymous memory) into a process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mmap<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub addr: u64,
+    pub len: u64,
+    /// File offset of `addr`.
+    pub pgoff: u64,
+    pub file: MmapFile<'a>,
+    pub prot: Option<u32>,
+    pub flags: Option<u32>,
+    pub filename: &'a [u8],
+}
+
+/// What an MMAP2 says of the mapped file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmapFile<'a> {
+    /// Plain MMAP: nothing.
+    None,
+    Inode {
+        maj: u32,
+        min: u32,
+        ino: u64,
+        ino_generation: u64,
+    },
+    BuildId(&'a [u8]),
+}
+
+/// FORK and EXIT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Task {
+    pub pid: u32,
+    pub ppid: u32,
+    pub tid: u32,
+    pub ptid: u32,
+    pub time: u64,
+}
+
+// Records are decoded one at a time and mostly are samples: boxing the large
+// variant would cost an allocation per sample for nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum Record<'a> {
+    Mmap(Mmap<'a>),
+    Lost {
+        id: u64,
+        lost: u64,
+    },
+    Comm {
+        pid: u32,
+        tid: u32,
+        comm: &'a [u8],
+    },
+    Exit(Task),
+    Throttle {
+        time: u64,
+        id: u64,
+        stream_id: u64,
+    },
+    Unthrottle {
+        time: u64,
+        id: u64,
+        stream_id: u64,
+    },
+    Fork(Task),
+    Read {
+        pid: u32,
+        tid: u32,
+        values: ReadValues,
+    },
+    Sample(Sample<'a>),
+    Aux {
+        aux_offset: u64,
+        aux_size: u64,
+        flags: u64,
+    },
+    ItraceStart {
+        pid: u32,
+        tid: u32,
+    },
+    LostSamples {
+        lost: u64,
+    },
+    /// SWITCH (no next/prev task) and SWITCH_CPU_WIDE.
+    Switch {
+        next_prev: Option<(u32, u32)>,
+    },
+    Namespaces {
+        pid: u32,
+        tid: u32,
+        dev_inode_pairs: U64s<'a>,
+    },
+    Ksymbol {
+        addr: u64,
+        len: u32,
+        ksym_type: u16,
+        flags: u16,
+        name: &'a [u8],
+    },
+    BpfEvent {
+        kind: u16,
+        flags: u16,
+        id: u32,
+        tag: [u8; 8],
+    },
+    Cgroup {
+        id: u64,
+        path: &'a [u8],
+    },
+    TextPoke {
+        addr: u64,
+        old: &'a [u8],
+        new: &'a [u8],
+    },
+    AuxOutputHwId {
+        hw_id: u64,
+    },
+    /// HEADER_ATTR (pipe mode): an event and its sample ids.
+    HeaderAttr {
+        attr: Attr,
+        ids: U64s<'a>,
+    },
+    /// HEADER_FEATURE (pipe mode): a feature section's bytes.
+    HeaderFeature {
+        feature: u64,
+        body: Reader<'a>,
+    },
+    HeaderBuildId(super::features::BuildIdEntry),
+    FinishedRound,
+    FinishedInit,
+    /// COMPRESSED and COMPRESSED2: zstd data holding more records.
+    Compressed {
+        zstd: &'a [u8],
+    },
+    /// Every other type, kept with its body.
+    Other {
+        body: &'a [u8],
+    },
+}
+
+/// A record and its place: `offset` is in the file, or for records that came out
+/// of compressed data, the offset of the compressed record that completed them.
+#[derive(Clone, Debug)]
+pub struct RecordAt<'a> {
+    pub offset: u64,
+    pub header: RecordHeader,
+    pub sample_id: SampleId,
+    pub record: Record<'a>,
+}
+
+impl RecordAt<'_> {
+    /// The record's time: the sample's, or the `sample_id` trailer's.
+    pub fn time(&self) -> Option<u64> {
+        match &self.record {
+            Record::Sample(s) => s.time,
+            _ => self.sample_id.time,
+        }
+    }
+}
+
+pub(crate) const PERF_RECORD_SAMPLE: u32 = 9;
+pub(crate) const HEADER_ATTR: u32 = 64;
+pub(crate) const HEADER_TRACING_DATA: u32 = 66;
+pub(crate) const HEADER_BUILD_ID: u32 = 67;
+pub(crate) const FINISHED_ROUND: u32 = 68;
+pub(crate) const AUXTRACE: u32 = 71;
+pub(crate) const EVENT_UPDATE: u32 = 78;
+pub(crate) const HEADER_FEATURE: u32 = 80;
+pub(crate) const COMPRESSED: u32 = 81;
+pub(crate) const FINISHED_INIT: u32 = 82;
+pub(crate) const COMPRESSED2: u32 = 83;
+
+/// Kernel records other than SAMPLE carry a `sample_id` trailer (perf's own
+/// records do not).
+pub(crate) fn has_sample_id(kind: u32) -> bool {
+    kind != PERF_RECORD_SAMPLE && kind < HEADER_ATTR
+}
+
+/// Decodes the body of a record whose sample-id trailer (if any) was already cut off.
+pub(crate) fn parse_body<'a>(header: RecordHeader, r: &mut Reader<'a>) -> Result<Record<'a>> {
+    let at = r.offset();
+    Ok(match header.kind {
+        1 | 10 => {
+            let pid = r.u32("mmap pid")?;
+            let tid = r.u32("mmap tid")?;
+            let addr = r.u64("mmap addr")?;
+            let len = r.u64("mmap len")?;
+            let pgoff = r.u64("mmap pgoff")?;
+            let (file, prot, flags) = if header.kind == 10 {
+                let file = if header.misc & misc::MMAP_BUILD_ID != 0 {
+                    let size = r.u8("build_id_size")?;
+                    r.skip(3, "reserved")?;
+                    let id = r.bytes(20, "build_id")?;
+                    let used = id.get(..usize::from(size).min(20)).unwrap_or(id);
+                    MmapFile::BuildId(used)
+                } else {
+                    MmapFile::Inode {
+                        maj: r.u32("maj")?,
+                        min: r.u32("min")?,
+                        ino: r.u64("ino")?,
+                        ino_generation: r.u64("ino_generation")?,
+                    }
+                };
+                (file, Some(r.u32("prot")?), Some(r.u32("flags")?))
+            } else {
+                (MmapFile::None, None, None)
+            };
+            Record::Mmap(Mmap { pid, tid, addr, len, pgoff, file, prot, flags, filename: c_string(r.rest()) })
+        }
+        2 => Record::Lost { id: r.u64("lost id")?, lost: r.u64("lost count")? },
+        3 => Record::Comm { pid: r.u32("comm pid")?, tid: r.u32("comm tid")?, comm: c_string(r.rest()) },
+        4 | 7 => {
+            let task = Task {
+                pid: r.u32("pid")?,
+                ppid: r.u32("ppid")?,
+                tid: r.u32("tid")?,
+                ptid: r.u32("ptid")?,
+                time: r.u64("time")?,
+            };
+            if header.kind == 4 {
+                Record::Exit(task)
+            } else {
+                Record::Fork(task)
+            }
+        }
+        5 | 6 => {
+            let (time, id, stream_id) = (r.u64("time")?, r.u64("id")?, r.u64("stream_id")?);
+            if header.kind == 5 {
+                Record::Throttle { time, id, stream_id }
+            } else {
+                Record::Unthrottle { time, id, stream_id }
+            }
+        }
+        11 => Record::Aux { aux_offset: r.u64("aux_offset")?, aux_size: r.u64("aux_size")?, flags: r.u64("flags")? },
+        12 => Record::ItraceStart { pid: r.u32("pid")?, tid: r.u32("tid")? },
+        13 => Record::LostSamples { lost: r.u64("lost")? },
+        14 => Record::Switch { next_prev: None },
+        15 => Record::Switch { next_prev: Some((r.u32("next_prev_pid")?, r.u32("next_prev_tid")?)) },
+        16 => {
+            let pid = r.u32("pid")?;
+            let tid = r.u32("tid")?;
+            let nr = r.u64("namespaces nr")?;
+            let bytes = match nr.checked_mul(16) {
+                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "namespace entries")?,
+                _ => return Err(Error::invalid(at.saturating_add(8), "namespace count that fits the record", nr)),
+            };
+            Record::Namespaces { pid, tid, dev_inode_pairs: U64s { bytes, endian: r.endian() } }
+        }
+        17 => Record::Ksymbol {
+            addr: r.u64("ksymbol addr")?,
+            len: r.u32("ksymbol len")?,
+            ksym_type: r.u16("ksym_type")?,
+            flags: r.u16("ksymbol flags")?,
+            name: c_string(r.rest()),
+        },
+        18 => Record::BpfEvent {
+            kind: r.u16("bpf event type")?,
+            flags: r.u16("bpf event flags")?,
+            id: r.u32("bpf id")?,
+            tag: r.array::<8>("bpf tag")?,
+        },
+        19 => Record::Cgroup { id: r.u64("cgroup id")?, path: c_string(r.rest()) },
+        20 => {
+            let addr = r.u64("text_poke addr")?;
+            let old_len = r.u16("old_len")?;
+            let new_len = r.u16("new_len")?;
+            let old = r.bytes(u64::from(old_len), "old bytes")?;
+            let new = r.bytes(u64::from(new_len), "new bytes")?;
+            Record::TextPoke { addr, old, new }
+        }
+        21 => Record::AuxOutputHwId { hw_id: r.u64("hw_id")? },
+        HEADER_ATTR => {
+            let available = r.remaining() as u64;
+            let attr = Attr::parse(r, available)?;
+            Record::HeaderAttr { attr, ids: U64s { bytes: whole_words(r.rest()), endian: r.endian() } }
+        }
+        HEADER_BUILD_ID => Record::HeaderBuildId(super::features::BuildIdEntry::parse_body(header, r)?),
+        FINISHED_ROUND => Record::FinishedRound,
+        FINISHED_INIT => Record::FinishedInit,
+        HEADER_FEATURE => {
+            let feature = r.u64("feature id")?;
+            Record::HeaderFeature { feature, body: *r }
+        }
+        COMPRESSED => Record::Compressed { zstd: r.rest() },
+        COMPRESSED2 => {
+            let size = r.u64("compressed data_size")?;
+            Record::Compressed { zstd: r.bytes(size, "compressed data")? }
+        }
+        _ => Record::Other { body: r.rest() },
+    })
+}
+
+fn whole_words(bytes: &[u8]) -> &[u8] {
+    bytes.get(..bytes.len() & !7).unwrap_or(&[])
+}
+
+/// A NUL-padded string field: the bytes up to the first NUL.
+pub fn c_string(bytes: &[u8]) -> &[u8] {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    bytes.get(..end).unwrap_or(bytes)
+}
