@@ -22,6 +22,7 @@ pub mod detect;
 pub mod dump;
 pub mod error;
 pub mod formats;
+pub mod layout;
 pub mod model;
 pub mod read;
 

@@ -1,0 +1,981 @@
+//! Weighted call stacks, whatever format they came from: perf.data call chains,
+//! sample-profile inline trees. Adapters build a [`StackProfile`]; the flame graph,
+//! its functions table, sandwich view, search and timeline query it.
+//!
+//! Storage is compact so that millions of samples fit:
+//!
+//! ```text
+//! frames   interned (name, dso, kind)             one per distinct symbol
+//! nodes    prefix tree of (parent, frame)          one per distinct stack prefix
+//!          node 0 is the root (no frame); a parent's id is always below its child's
+//! samples  (leaf node, time, weight, event)       22 bytes each, struct of arrays
+//! ```
+//!
+//! Every query takes a [`Filter`] (an event and an optional time range) and starts
+//! with one pass over the samples, adding each one's weight to its leaf node (a node's
+//! *self* weight); as parents come before children, one backward pass over the nodes
+//! turns those into *totals*. The call tree is then the prefix tree itself (nodes with
+//! weight), in pre-order with siblings sorted by name; the inverted tree and the
+//! sandwich trees walk each weighted leaf up to the root.
+//!
+//! A function's total counts each stack once, however often the function recurs in
+//! it: only nodes with no ancestor of the same frame (*outermost*) add their total.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::cell::OnceCell;
+use core::ops::Range;
+
+/// Index of an interned frame.
+pub type FrameId = u32;
+/// Index of a prefix-tree node; [`ROOT`] is the empty stack.
+pub type NodeId = u32;
+/// The root node of the prefix tree (and of every [`CallTree`]).
+pub const ROOT: NodeId = 0;
+/// The frame of a tree's root, which stands for no function.
+pub const NO_FRAME: FrameId = u32::MAX;
+
+/// Where a frame runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FrameKind {
+    User,
+    Kernel,
+    /// Inlined into the frame below it (sample profiles, DWARF inline info).
+    Inlined,
+    /// An address no symbol covers.
+    Unknown,
+}
+
+impl FrameKind {
+    pub fn id(self) -> &'static str {
+        match self {
+            FrameKind::User => "user",
+            FrameKind::Kernel => "kernel",
+            FrameKind::Inlined => "inlined",
+            FrameKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// An interned frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub name: String,
+    /// Index into [`StackProfile::dsos`], if known.
+    pub dso: Option<u32>,
+    pub kind: FrameKind,
+}
+
+/// Which samples a query sees: one event, and optionally the times in `start..end`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    pub event: u32,
+    pub time: Option<Range<u64>>,
+}
+
+/// An aggregated tree: nodes in pre-order (a node's subtree follows it), siblings
+/// ordered by frame name. `nodes[0]` is the root (frame [`NO_FRAME`], depth 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallTree {
+    pub nodes: Vec<CallNode>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallNode {
+    pub frame: FrameId,
+    /// Index of the parent in [`CallTree::nodes`]; the root's is itself.
+    pub parent: u32,
+    pub depth: u32,
+    /// Weight of the samples whose stack passes through this node.
+    pub total: u64,
+    /// Weight of the samples whose stack ends here.
+    pub self_weight: u64,
+}
+
+impl CallTree {
+    /// The weight of all samples in the tree.
+    pub fn total(&self) -> u64 {
+        self.nodes.first().map_or(0, |n| n.total)
+    }
+
+    /// The nodes on the path from the root's child to `node`, as frames.
+    pub fn path(&self, mut node: u32) -> Vec<FrameId> {
+        let mut frames = Vec::new();
+        while let Some(n) = self.nodes.get(node as usize) {
+            if node == 0 {
+                break;
+            }
+            frames.push(n.frame);
+            node = n.parent;
+        }
+        frames.reverse();
+        frames
+    }
+}
+
+/// One function's weight under a filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FunctionStats {
+    pub frame: FrameId,
+    /// Weight of the samples whose leaf is this function.
+    pub self_weight: u64,
+    /// Weight of the samples whose stack contains this function (once per stack).
+    pub total: u64,
+}
+
+/// A function's callers (the function at the root, its callers below it) and callees.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sandwich {
+    pub callers: CallTree,
+    pub callees: CallTree,
+}
+
+/// The frames whose names match a search, and the weight of the stacks holding one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchResult {
+    /// Matching frames, ascending.
+    pub frames: Vec<FrameId>,
+    pub weight: u64,
+    pub total: u64,
+}
+
+/// Weight per time bucket: bucket `i` covers `start + i*(end-start)/n ..`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Timeline {
+    pub start: u64,
+    pub end: u64,
+    pub bins: Vec<u64>,
+}
+
+/// Samples as call stacks; see the module documentation.
+#[derive(Debug, Default)]
+pub struct StackProfile {
+    events: Vec<String>,
+    frames: Vec<Frame>,
+    frame_table: IdTable,
+    dsos: Vec<String>,
+    dso_index: BTreeMap<String, u32>,
+    // The prefix tree; entry 0 is the root.
+    parent: Vec<NodeId>,
+    frame: Vec<FrameId>,
+    node_table: IdTable,
+    // The samples.
+    leaf: Vec<NodeId>,
+    time: Vec<u64>,
+    weight: Vec<u64>,
+    event: Vec<u16>,
+    index: OnceCell<Index>,
+}
+
+/// What the queries need besides the samples, built on the first query.
+#[derive(Debug)]
+struct Index {
+    /// Rank of each frame when sorted by name (then dso, kind).
+    rank: Vec<u32>,
+    /// Prefix nodes in pre-order, siblings by rank.
+    order: Vec<NodeId>,
+    /// Whether no ancestor of the node has the same frame.
+    outermost: Vec<bool>,
+}
+
+impl StackProfile {
+    pub fn new() -> StackProfile {
+        StackProfile { parent: vec![ROOT], frame: vec![NO_FRAME], ..StackProfile::default() }
+    }
+
+    /// Adds a named event (`cycles`, `instructions:u`); returns its index.
+    pub fn add_event(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.events.iter().position(|e| e == name) {
+            return u32::try_from(i).unwrap_or(u32::MAX);
+        }
+        self.events.push(String::from(name));
+        u32::try_from(self.events.len().saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    pub fn events(&self) -> &[String] {
+        &self.events
+    }
+
+    /// Interns a frame.
+    pub fn frame(&mut self, name: &str, dso: Option<&str>, kind: FrameKind) -> FrameId {
+        let dso = dso.map(|d| self.dso(d));
+        let hash = frame_hash(name, dso, kind);
+        let Self { frames, frame_table, .. } = self;
+        let next = u32::try_from(frames.len()).unwrap_or(u32::MAX);
+        let (id, new) = frame_table.find_or_insert(
+            hash,
+            |id| frames.get(id as usize).is_some_and(|f| f.name == name && f.dso == dso && f.kind == kind),
+            next,
+            |id| frames.get(id as usize).map_or(0, |f| frame_hash(&f.name, f.dso, f.kind)),
+        );
+        if new {
+            frames.push(Frame { name: String::from(name), dso, kind });
+            self.index = OnceCell::new();
+        }
+        id
+    }
+
+    fn dso(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.dso_index.get(name) {
+            return i;
+        }
+        let i = u32::try_from(self.dsos.len()).unwrap_or(u32::MAX);
+        self.dsos.push(String::from(name));
+        self.dso_index.insert(String::from(name), i);
+        i
+    }
+
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    pub fn frame_info(&self, id: FrameId) -> Option<&Frame> {
+        self.frames.get(id as usize)
+    }
+
+    pub fn dsos(&self) -> &[String] {
+        &self.dsos
+    }
+
+    /// The dso name of a frame.
+    pub fn frame_dso(&self, id: FrameId) -> Option<&str> {
+        let dso = self.frames.get(id as usize)?.dso?;
+        self.dsos.get(dso as usize).map(String::as_str)
+    }
+
+    /// The node for `frame` called from `parent`, created if new; `None` for an
+    /// unknown parent or frame.
+    pub fn child(&mut self, parent: NodeId, frame: FrameId) -> Option<NodeId> {
+        if parent as usize >= self.parent.len() || frame as usize >= self.frames.len() {
+            return None;
+        }
+        let hash = node_hash(parent, frame);
+        let Self { parent: parents, frame: frames, node_table, .. } = self;
+        let next = u32::try_from(parents.len()).ok()?;
+        let (id, new) = node_table.find_or_insert(
+            hash,
+            |id| parents.get(id as usize) == Some(&parent) && frames.get(id as usize) == Some(&frame),
+            next,
+            |id| {
+                node_hash(parents.get(id as usize).copied().unwrap_or(0), frames.get(id as usize).copied().unwrap_or(0))
+            },
+        );
+        if new {
+            parents.push(parent);
+            frames.push(frame);
+            self.index = OnceCell::new();
+        }
+        Some(id)
+    }
+
+    /// The node of a whole stack, frames from the root (outermost caller) to the leaf.
+    pub fn stack(&mut self, frames: &[FrameId]) -> Option<NodeId> {
+        frames.iter().try_fold(ROOT, |node, &f| self.child(node, f))
+    }
+
+    /// Adds a sample whose stack ends at `leaf`; `None` for an unknown node or event.
+    pub fn push_sample_at(&mut self, event: u32, time: u64, weight: u64, leaf: NodeId) -> Option<()> {
+        let event = u16::try_from(event).ok().filter(|&e| usize::from(e) < self.events.len())?;
+        if leaf as usize >= self.parent.len() {
+            return None;
+        }
+        self.leaf.push(leaf);
+        self.time.push(time);
+        self.weight.push(weight);
+        self.event.push(event);
+        Some(())
+    }
+
+    /// Adds a sample with its stack, frames from the root to the leaf.
+    pub fn push_sample(&mut self, event: u32, time: u64, weight: u64, frames: &[FrameId]) -> Option<()> {
+        let leaf = self.stack(frames)?;
+        self.push_sample_at(event, time, weight, leaf)
+    }
+
+    pub fn sample_count(&self) -> usize {
+        self.leaf.len()
+    }
+
+    /// Prefix-tree nodes, the root included.
+    pub fn node_count(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// The first and last sample times, over all events.
+    pub fn time_range(&self) -> Option<(u64, u64)> {
+        let min = self.time.iter().min()?;
+        let max = self.time.iter().max()?;
+        Some((*min, *max))
+    }
+
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let rank = frame_ranks(&self.frames);
+            let order = preorder(&self.parent, &self.frame, &rank);
+            let outermost = outermost(&order, &self.parent, &self.frame, self.frames.len());
+            Index { rank, order, outermost }
+        })
+    }
+
+    /// Self weight of every prefix node under `filter`, and the total weight.
+    fn self_weights(&self, filter: &Filter) -> (Vec<u64>, u64) {
+        let mut acc = vec![0u64; self.parent.len()];
+        let mut total = 0u64;
+        let Ok(event) = u16::try_from(filter.event) else { return (acc, 0) };
+        let samples = self.leaf.iter().zip(&self.weight).zip(&self.event).zip(&self.time);
+        for (((&leaf, &w), &e), t) in samples {
+            if e != event || filter.time.as_ref().is_some_and(|r| !r.contains(t)) {
+                continue;
+            }
+            if let Some(a) = acc.get_mut(leaf as usize) {
+                *a = a.saturating_add(w);
+                total = total.saturating_add(w);
+            }
+        }
+        (acc, total)
+    }
+
+    /// Turns self weights into totals: parents come before children.
+    fn totals(&self, self_w: &[u64]) -> Vec<u64> {
+        let mut tot = self_w.to_vec();
+        for n in (1..self.parent.len()).rev() {
+            let (Some(&p), Some(&t)) = (self.parent.get(n), tot.get(n)) else { continue };
+            if let Some(pt) = tot.get_mut(p as usize) {
+                *pt = pt.saturating_add(t);
+            }
+        }
+        tot
+    }
+
+    /// The call tree under `filter`: stacks merged by frame along their paths.
+    pub fn call_tree(&self, filter: &Filter) -> CallTree {
+        let (self_w, _) = self.self_weights(filter);
+        let tot = self.totals(&self_w);
+        let mut out = CallTree { nodes: Vec::new() };
+        // Where each prefix node went in `out` (a node without weight is skipped, and
+        // so is its subtree: its weight is its subtree's).
+        let mut at = vec![u32::MAX; self.parent.len()];
+        for &n in &self.index().order {
+            let total = tot.get(n as usize).copied().unwrap_or(0);
+            if total == 0 && n != ROOT {
+                continue;
+            }
+            let (parent, depth) = match self.parent.get(n as usize).and_then(|&p| at.get(p as usize)) {
+                Some(&p) if n != ROOT => (p, out.nodes.get(p as usize).map_or(0, |x| x.depth.saturating_add(1))),
+                _ => (0, 0),
+            };
+            if let Some(slot) = at.get_mut(n as usize) {
+                *slot = u32::try_from(out.nodes.len()).unwrap_or(u32::MAX);
+            }
+            out.nodes.push(CallNode {
+                frame: self.frame.get(n as usize).copied().unwrap_or(NO_FRAME),
+                parent,
+                depth,
+                total,
+                self_weight: self_w.get(n as usize).copied().unwrap_or(0),
+            });
+        }
+        out
+    }
+
+    /// Calls `f(leaf_to_root_frames, weight)` for each node with self weight.
+    fn for_each_stack(&self, self_w: &[u64], mut f: impl FnMut(&[FrameId], u64)) {
+        let mut path = Vec::new();
+        for (n, &w) in self_w.iter().enumerate() {
+            if w == 0 || n == 0 {
+                continue;
+            }
+            path.clear();
+            let mut node = u32::try_from(n).unwrap_or(ROOT);
+            while node != ROOT {
+                let (Some(&frame), Some(&parent)) = (self.frame.get(node as usize), self.parent.get(node as usize))
+                else {
+                    break;
+                };
+                path.push(frame);
+                node = parent;
+            }
+            f(&path, w);
+        }
+    }
+
+    /// The inverted (icicle) tree: stacks merged from the leaf up.
+    pub fn inverted(&self, filter: &Filter) -> CallTree {
+        let (self_w, total) = self.self_weights(filter);
+        let mut b = TreeBuilder::new();
+        self.for_each_stack(&self_w, |path, w| b.add(path.iter().copied(), w));
+        b.finish(total, &self.index().rank)
+    }
+
+    /// Self and total weight of every function with weight under `filter`, by frame id.
+    pub fn functions(&self, filter: &Filter) -> Vec<FunctionStats> {
+        let (self_w, _) = self.self_weights(filter);
+        let tot = self.totals(&self_w);
+        let index = self.index();
+        let mut stats: Vec<FunctionStats> = (0..u32::try_from(self.frames.len()).unwrap_or(u32::MAX))
+            .map(|frame| FunctionStats { frame, self_weight: 0, total: 0 })
+            .collect();
+        for (n, ((&frame, &s), &t)) in self.frame.iter().zip(&self_w).zip(&tot).enumerate().skip(1) {
+            let Some(row) = stats.get_mut(frame as usize) else { continue };
+            row.self_weight = row.self_weight.saturating_add(s);
+            if index.outermost.get(n).copied().unwrap_or(false) {
+                row.total = row.total.saturating_add(t);
+            }
+        }
+        stats.retain(|s| s.total > 0);
+        stats
+    }
+
+    /// The callers and callees of `frame`. Callees merge every stack through the
+    /// function from its outermost call down; callers from its innermost call up
+    /// (so a recursive function is its own caller). Both roots weigh the function's total.
+    pub fn sandwich(&self, filter: &Filter, frame: FrameId) -> Sandwich {
+        let (self_w, _) = self.self_weights(filter);
+        let (mut callers, mut callees) = (TreeBuilder::new(), TreeBuilder::new());
+        let mut total = 0u64;
+        self.for_each_stack(&self_w, |path, w| {
+            // `path` is leaf first.
+            let (Some(inner), Some(outer)) =
+                (path.iter().position(|&f| f == frame), path.iter().rposition(|&f| f == frame))
+            else {
+                return;
+            };
+            total = total.saturating_add(w);
+            callers.add(path.get(inner..).unwrap_or_default().iter().copied(), w);
+            callees.add(path.get(..=outer).unwrap_or_default().iter().rev().copied(), w);
+        });
+        let rank = &self.index().rank;
+        Sandwich { callers: callers.finish(total, rank), callees: callees.finish(total, rank) }
+    }
+
+    /// The frames whose names match `pattern` (ASCII case ignored; a substring, or a
+    /// regex-lite between slashes, see [`matches`]) and the weight of the stacks that
+    /// hold one of them.
+    pub fn search(&self, filter: &Filter, pattern: &str) -> SearchResult {
+        let (self_w, total) = self.self_weights(filter);
+        let hit: Vec<bool> = self.frames.iter().map(|f| !pattern.is_empty() && matches(pattern, &f.name)).collect();
+        let mut on_path = vec![false; self.parent.len()];
+        let mut weight = 0u64;
+        for n in 1..self.parent.len() {
+            let parent_hit = self.parent.get(n).and_then(|&p| on_path.get(p as usize)).copied().unwrap_or(false);
+            let own = self.frame.get(n).and_then(|&f| hit.get(f as usize)).copied().unwrap_or(false);
+            if parent_hit || own {
+                if let Some(slot) = on_path.get_mut(n) {
+                    *slot = true;
+                }
+                weight = weight.saturating_add(self_w.get(n).copied().unwrap_or(0));
+            }
+        }
+        let frames = (0u32..).zip(&hit).filter(|(_, &h)| h).map(|(i, _)| i).collect();
+        SearchResult { frames, weight, total }
+    }
+
+    /// Weight per time bucket, `bins` buckets over the filter's time range (or all
+    /// samples' when it has none).
+    pub fn timeline(&self, filter: &Filter, bins: u32) -> Timeline {
+        let (start, end) = match &filter.time {
+            Some(r) => (r.start, r.end),
+            None => match self.time_range() {
+                Some((a, b)) => (a, b.saturating_add(1)),
+                None => (0, 0),
+            },
+        };
+        let mut out = vec![0u64; bins as usize];
+        let span = u128::from(end.saturating_sub(start));
+        if span == 0 || bins == 0 {
+            return Timeline { start, end, bins: out };
+        }
+        let Ok(event) = u16::try_from(filter.event) else { return Timeline { start, end, bins: out } };
+        for ((&t, &w), &e) in self.time.iter().zip(&self.weight).zip(&self.event) {
+            if e != event || t < start || t >= end {
+                continue;
+            }
+            let offset = u128::from(t.saturating_sub(start));
+            let bin = offset.saturating_mul(u128::from(bins)).checked_div(span).unwrap_or(0);
+            if let Some(b) = usize::try_from(bin).ok().and_then(|b| out.get_mut(b)) {
+                *b = b.saturating_add(w);
+            }
+        }
+        Timeline { start, end, bins: out }
+    }
+}
+
+/// Whether `name` matches `pattern`, ASCII case ignored. A pattern between slashes
+/// (`/^std::.*push$/`) is a regex-lite: alternatives split by `|`, each with optional
+/// `^` and `$` anchors, `.` for any byte and `*` for any number of the byte before
+/// it. Any other pattern is a plain substring.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    let name = name.as_bytes();
+    match pattern.strip_prefix('/').and_then(|p| p.strip_suffix('/')) {
+        Some(re) => re.split('|').any(|alt| regex_lite(alt.as_bytes(), name)),
+        None => {
+            let p = pattern.as_bytes();
+            p.is_empty() || name.windows(p.len()).any(|w| w.eq_ignore_ascii_case(p))
+        }
+    }
+}
+
+// Rob Pike's matcher (The Practice of Programming, ch. 9), on bytes.
+fn regex_lite(re: &[u8], text: &[u8]) -> bool {
+    if let Some(rest) = re.strip_prefix(b"^") {
+        return match_here(rest, text);
+    }
+    (0..=text.len()).any(|i| match_here(re, text.get(i..).unwrap_or_default()))
+}
+
+fn match_here(re: &[u8], text: &[u8]) -> bool {
+    match re {
+        [] => true,
+        [b'$'] => text.is_empty(),
+        [c, b'*', rest @ ..] => {
+            let mut t = text;
+            loop {
+                if match_here(rest, t) {
+                    return true;
+                }
+                match t.split_first() {
+                    Some((&x, tail)) if byte_eq(*c, x) => t = tail,
+                    _ => return false,
+                }
+            }
+        }
+        [c, rest @ ..] => match text.split_first() {
+            Some((&x, tail)) if byte_eq(*c, x) => match_here(rest, tail),
+            _ => false,
+        },
+    }
+}
+
+fn byte_eq(re: u8, x: u8) -> bool {
+    re == b'.' || re.eq_ignore_ascii_case(&x)
+}
+
+/// Builds a tree from paths (inverted and sandwich trees).
+struct TreeBuilder {
+    parent: Vec<u32>,
+    frame: Vec<FrameId>,
+    total: Vec<u64>,
+    self_w: Vec<u64>,
+    table: IdTable,
+}
+
+impl TreeBuilder {
+    fn new() -> TreeBuilder {
+        TreeBuilder {
+            parent: vec![0],
+            frame: vec![NO_FRAME],
+            total: vec![0],
+            self_w: vec![0],
+            table: IdTable::default(),
+        }
+    }
+
+    /// Adds `w` along `path` (from the tree's root down), and to its last node's self.
+    fn add(&mut self, path: impl Iterator<Item = FrameId>, w: u64) {
+        let mut node = 0u32;
+        if let Some(t) = self.total.get_mut(0) {
+            *t = t.saturating_add(w);
+        }
+        for frame in path {
+            let Self { parent, frame: frames, total, self_w, table } = self;
+            let Ok(next) = u32::try_from(parent.len()) else { return };
+            let (id, new) = table.find_or_insert(
+                node_hash(node, frame),
+                |id| parent.get(id as usize) == Some(&node) && frames.get(id as usize) == Some(&frame),
+                next,
+                |id| {
+                    node_hash(
+                        parent.get(id as usize).copied().unwrap_or(0),
+                        frames.get(id as usize).copied().unwrap_or(0),
+                    )
+                },
+            );
+            if new {
+                parent.push(node);
+                frames.push(frame);
+                total.push(0);
+                self_w.push(0);
+            }
+            if let Some(t) = total.get_mut(id as usize) {
+                *t = t.saturating_add(w);
+            }
+            node = id;
+        }
+        if let Some(s) = self.self_w.get_mut(node as usize) {
+            *s = s.saturating_add(w);
+        }
+    }
+
+    fn finish(self, total: u64, rank: &[u32]) -> CallTree {
+        let order = preorder(&self.parent, &self.frame, rank);
+        let mut at = vec![0u32; self.parent.len()];
+        let mut nodes: Vec<CallNode> = Vec::with_capacity(order.len());
+        for n in order {
+            let i = n as usize;
+            let parent =
+                if n == 0 { 0 } else { self.parent.get(i).and_then(|&p| at.get(p as usize)).copied().unwrap_or(0) };
+            let depth = if n == 0 { 0 } else { nodes.get(parent as usize).map_or(0, |p| p.depth.saturating_add(1)) };
+            if let Some(slot) = at.get_mut(i) {
+                *slot = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
+            }
+            nodes.push(CallNode {
+                frame: self.frame.get(i).copied().unwrap_or(NO_FRAME),
+                parent,
+                depth,
+                total: if n == 0 { total } else { self.total.get(i).copied().unwrap_or(0) },
+                self_weight: self.self_w.get(i).copied().unwrap_or(0),
+            });
+        }
+        CallTree { nodes }
+    }
+}
+
+/// Each frame's position when frames are sorted by name, then dso, then kind.
+fn frame_ranks(frames: &[Frame]) -> Vec<u32> {
+    let mut ids: Vec<u32> = (0..u32::try_from(frames.len()).unwrap_or(u32::MAX)).collect();
+    ids.sort_unstable_by(|&a, &b| match (frames.get(a as usize), frames.get(b as usize)) {
+        (Some(x), Some(y)) => (&x.name, x.dso, x.kind, a).cmp(&(&y.name, y.dso, y.kind, b)),
+        _ => a.cmp(&b),
+    });
+    let mut rank = vec![0u32; frames.len()];
+    for (r, id) in (0u32..).zip(ids) {
+        if let Some(slot) = rank.get_mut(id as usize) {
+            *slot = r;
+        }
+    }
+    rank
+}
+
+/// The nodes of a tree given by parent links (parents before children, node 0 the
+/// root) in pre-order, siblings by their frames' rank.
+fn preorder(parent: &[u32], frame: &[FrameId], rank: &[u32]) -> Vec<u32> {
+    // Children grouped by parent and sorted by rank: one sort of (parent, rank, id).
+    let mut kids: Vec<(u32, u32, u32)> = (1u32..)
+        .zip(parent.iter().skip(1).zip(frame.iter().skip(1)))
+        .map(|(id, (&p, &f))| (p, rank.get(f as usize).copied().unwrap_or(u32::MAX), id))
+        .collect();
+    kids.sort_unstable();
+    // first[p]..first[p+1]: p's children in `kids`.
+    let mut first = vec![0u32; parent.len().saturating_add(1)];
+    for &(p, _, _) in &kids {
+        if let Some(c) = first.get_mut((p as usize).saturating_add(1)) {
+            *c = c.saturating_add(1);
+        }
+    }
+    for i in 1..first.len() {
+        let prev = first.get(i.saturating_sub(1)).copied().unwrap_or(0);
+        if let Some(c) = first.get_mut(i) {
+            *c = c.saturating_add(prev);
+        }
+    }
+    let mut order = Vec::with_capacity(parent.len());
+    let mut stack = vec![0u32];
+    while let Some(n) = stack.pop() {
+        order.push(n);
+        let (Some(&a), Some(&b)) = (first.get(n as usize), first.get((n as usize).saturating_add(1))) else { continue };
+        if let Some(children) = kids.get(a as usize..b as usize) {
+            stack.extend(children.iter().rev().map(|&(_, _, id)| id));
+        }
+    }
+    order
+}
+
+/// For each node (indexed by id), whether no ancestor has its frame. `order` is a
+/// pre-order: the path to a node is the stack of nodes of lower depth before it.
+fn outermost(order: &[u32], parent: &[u32], frame: &[FrameId], frames: usize) -> Vec<bool> {
+    let mut out = vec![false; parent.len()];
+    let mut on_path = vec![0u32; frames];
+    let mut path: Vec<u32> = Vec::new();
+    for &n in order.iter().skip(1) {
+        let p = parent.get(n as usize).copied().unwrap_or(0);
+        while let Some(&top) = path.last() {
+            if top == p {
+                break;
+            }
+            path.pop();
+            if let Some(c) = frame.get(top as usize).and_then(|&f| on_path.get_mut(f as usize)) {
+                *c = c.saturating_sub(1);
+            }
+        }
+        let f = frame.get(n as usize).copied().unwrap_or(NO_FRAME);
+        if let Some(c) = on_path.get_mut(f as usize) {
+            if let Some(o) = out.get_mut(n as usize) {
+                *o = *c == 0;
+            }
+            *c = c.saturating_add(1);
+        }
+        path.push(n);
+    }
+    out
+}
+
+fn mix(h: u64) -> u64 {
+    (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+}
+
+fn node_hash(parent: u32, frame: FrameId) -> u64 {
+    mix((u64::from(parent) << 32 | u64::from(frame)).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+fn frame_hash(name: &str, dso: Option<u32>, kind: FrameKind) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in name.as_bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    mix(h ^ u64::from(dso.unwrap_or(u32::MAX)).wrapping_mul(31) ^ kind as u64)
+}
+
+/// The slot a hash starts probing at: its folded bits, masked.
+#[allow(clippy::cast_possible_truncation)] // bits of a hash: truncating is the point
+fn slot_of(hash: u64, mask: usize) -> usize {
+    ((hash ^ (hash >> 32)) as usize) & mask
+}
+
+/// An open-addressing hash set of ids (linear probing, at most half full); the
+/// caller keeps the keys and says how to hash and compare them.
+#[derive(Debug, Default)]
+struct IdTable {
+    /// id + 1, or 0 for an empty slot; the length is a power of two.
+    slots: Vec<u32>,
+    len: usize,
+}
+
+impl IdTable {
+    /// The id whose key equals the one hashed to `hash` (`eq`), or `next`, inserted;
+    /// and whether it was inserted. `hash_of` rehashes stored ids when the table grows.
+    fn find_or_insert(
+        &mut self,
+        hash: u64,
+        eq: impl Fn(u32) -> bool,
+        next: u32,
+        hash_of: impl Fn(u32) -> u64,
+    ) -> (u32, bool) {
+        if self.len.saturating_mul(2) >= self.slots.len() {
+            self.grow(&hash_of);
+        }
+        let mask = self.slots.len().saturating_sub(1);
+        let mut i = slot_of(hash, mask);
+        loop {
+            match self.slots.get(i).copied() {
+                Some(0) | None => break,
+                Some(s) => {
+                    let id = s.saturating_sub(1);
+                    if eq(id) {
+                        return (id, false);
+                    }
+                }
+            }
+            i = i.wrapping_add(1) & mask;
+        }
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = next.saturating_add(1);
+            self.len = self.len.saturating_add(1);
+        }
+        (next, true)
+    }
+
+    fn grow(&mut self, hash_of: &impl Fn(u32) -> u64) {
+        let size = self.slots.len().saturating_mul(2).max(64);
+        let old = core::mem::replace(&mut self.slots, vec![0; size]);
+        let mask = size.saturating_sub(1);
+        for s in old.into_iter().filter(|&s| s != 0) {
+            let mut i = slot_of(hash_of(s.saturating_sub(1)), mask);
+            while self.slots.get(i).is_some_and(|&x| x != 0) {
+                i = i.wrapping_add(1) & mask;
+            }
+            if let Some(slot) = self.slots.get_mut(i) {
+                *slot = s;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
+mod tests {
+    use super::*;
+
+    /// main → a → b (3), main → a (1), main → c → b (2), main → a → a → b (4) on
+    /// event 0 at times 0..; one sample of event 1.
+    fn profile() -> (StackProfile, [FrameId; 4]) {
+        let mut p = StackProfile::new();
+        let cycles = p.add_event("cycles");
+        let other = p.add_event("instructions");
+        let main = p.frame("main", Some("prog"), FrameKind::User);
+        let a = p.frame("a", Some("prog"), FrameKind::User);
+        let b = p.frame("b", Some("libc.so"), FrameKind::User);
+        let c = p.frame("c", None, FrameKind::Kernel);
+        assert_eq!(p.frame("a", Some("prog"), FrameKind::User), a, "interned");
+        p.push_sample(cycles, 0, 3, &[main, a, b]).unwrap();
+        p.push_sample(cycles, 10, 1, &[main, a]).unwrap();
+        p.push_sample(cycles, 20, 2, &[main, c, b]).unwrap();
+        p.push_sample(cycles, 30, 4, &[main, a, a, b]).unwrap();
+        p.push_sample(other, 5, 100, &[main]).unwrap();
+        (p, [main, a, b, c])
+    }
+
+    fn all(event: u32) -> Filter {
+        Filter { event, time: None }
+    }
+
+    fn named(p: &StackProfile, t: &CallTree) -> Vec<(u32, String, u64, u64)> {
+        t.nodes
+            .iter()
+            .map(|n| {
+                let name = p.frame_info(n.frame).map_or_else(|| String::from("<root>"), |f| f.name.clone());
+                (n.depth, name, n.total, n.self_weight)
+            })
+            .collect()
+    }
+
+    fn rows(v: &[(u32, &str, u64, u64)]) -> Vec<(u32, String, u64, u64)> {
+        v.iter().map(|&(d, n, t, s)| (d, String::from(n), t, s)).collect()
+    }
+
+    #[test]
+    fn the_prefix_tree_shares_prefixes_and_rejects_unknown_ids() {
+        let (mut p, [main, ..]) = profile();
+        // root, main, a, b, c, b (under c), a (under a), b (under a a)
+        assert_eq!(p.node_count(), 8);
+        assert_eq!(p.sample_count(), 5);
+        assert_eq!(p.push_sample(0, 0, 1, &[main, 99]), None);
+        assert_eq!(p.push_sample(7, 0, 1, &[main]), None);
+        assert_eq!(p.push_sample_at(0, 0, 1, 1000), None);
+        assert_eq!(p.frame_dso(2), Some("libc.so"));
+        assert_eq!(p.frame_dso(3), None);
+        assert_eq!(p.time_range(), Some((0, 30)));
+    }
+
+    #[test]
+    fn the_call_tree_merges_paths_in_preorder_with_siblings_by_name() {
+        let (p, _) = profile();
+        let t = p.call_tree(&all(0));
+        assert_eq!(
+            named(&p, &t),
+            rows(&[
+                (0, "<root>", 10, 0),
+                (1, "main", 10, 0),
+                (2, "a", 8, 1),
+                (3, "a", 4, 0),
+                (4, "b", 4, 4),
+                (3, "b", 3, 3),
+                (2, "c", 2, 0),
+                (3, "b", 2, 2),
+            ])
+        );
+        assert_eq!(t.total(), 10);
+        assert_eq!(t.nodes[4].parent, 3);
+        let (a, b) = (1, 2);
+        assert_eq!(t.path(4), vec![0, a, a, b]);
+        // The other event sees only its sample.
+        assert_eq!(named(&p, &p.call_tree(&all(1))), rows(&[(0, "<root>", 100, 0), (1, "main", 100, 100)]));
+        // A time range keeps the samples in it (10 and 20).
+        let t = p.call_tree(&Filter { event: 0, time: Some(10..21) });
+        assert_eq!(
+            named(&p, &t),
+            rows(&[(0, "<root>", 3, 0), (1, "main", 3, 0), (2, "a", 1, 1), (2, "c", 2, 0), (3, "b", 2, 2)])
+        );
+        assert_eq!(p.call_tree(&all(5)).total(), 0);
+    }
+
+    #[test]
+    fn the_inverted_tree_starts_at_the_leaves() {
+        let (p, _) = profile();
+        let t = p.inverted(&all(0));
+        assert_eq!(
+            named(&p, &t),
+            rows(&[
+                (0, "<root>", 10, 0),
+                (1, "a", 1, 0),
+                (2, "main", 1, 1),
+                (1, "b", 9, 0),
+                (2, "a", 7, 0),
+                (3, "a", 4, 0),
+                (4, "main", 4, 4),
+                (3, "main", 3, 3),
+                (2, "c", 2, 0),
+                (3, "main", 2, 2),
+            ])
+        );
+    }
+
+    #[test]
+    fn functions_count_a_recursive_frame_once_per_stack() {
+        let (p, [main, a, b, c]) = profile();
+        let mut f = p.functions(&all(0));
+        f.sort_by_key(|s| s.frame);
+        assert_eq!(
+            f,
+            vec![
+                FunctionStats { frame: main, self_weight: 0, total: 10 },
+                FunctionStats { frame: a, self_weight: 1, total: 8 },
+                FunctionStats { frame: b, self_weight: 9, total: 9 },
+                FunctionStats { frame: c, self_weight: 0, total: 2 },
+            ]
+        );
+        let f = p.functions(&Filter { event: 0, time: Some(20..31) });
+        assert_eq!(f.iter().map(|s| (s.frame, s.total)).collect::<Vec<_>>(), vec![(main, 6), (a, 4), (b, 6), (c, 2)]);
+    }
+
+    #[test]
+    fn the_sandwich_shows_callers_and_callees() {
+        let (p, [_, a, ..]) = profile();
+        let s = p.sandwich(&all(0), a);
+        // Callers from the innermost a: a ← main (1+3), a ← a ← main (4).
+        assert_eq!(
+            named(&p, &s.callers),
+            rows(&[(0, "<root>", 8, 0), (1, "a", 8, 0), (2, "a", 4, 0), (3, "main", 4, 4), (2, "main", 4, 4)])
+        );
+        // Callees from the outermost a: a (1), a → b (3), a → a → b (4).
+        assert_eq!(
+            named(&p, &s.callees),
+            rows(&[(0, "<root>", 8, 0), (1, "a", 8, 1), (2, "a", 4, 0), (3, "b", 4, 4), (2, "b", 3, 3)])
+        );
+        assert_eq!(p.sandwich(&all(0), 99).callers.total(), 0);
+    }
+
+    #[test]
+    fn search_reports_the_share_of_stacks_holding_a_match() {
+        let (p, [_, a, b, c]) = profile();
+        let s = p.search(&all(0), "C");
+        assert_eq!(s, SearchResult { frames: vec![c], weight: 2, total: 10 });
+        let s = p.search(&all(0), "/^a$|^c/");
+        assert_eq!(s, SearchResult { frames: vec![a, c], weight: 10, total: 10 });
+        assert_eq!(p.search(&all(0), "b").weight, 9);
+        assert_eq!(p.search(&all(0), "b").frames, vec![b]);
+        assert_eq!(p.search(&all(0), "").frames, Vec::<u32>::new());
+        assert!(matches("/st.*push$/", "std::vec::push"));
+        assert!(!matches("/^vec/", "std::vec"));
+        assert!(matches("VEC", "std::vec"));
+        assert!(matches("a*b", "xa*by"), "plain patterns are literal");
+    }
+
+    #[test]
+    fn the_timeline_buckets_weight_by_time() {
+        let (p, _) = profile();
+        assert_eq!(p.timeline(&all(0), 4), Timeline { start: 0, end: 31, bins: vec![3, 1, 2, 4] });
+        assert_eq!(p.timeline(&Filter { event: 0, time: Some(10..20) }, 2).bins, vec![1, 0]);
+        assert_eq!(p.timeline(&all(1), 2).bins, vec![100, 0]);
+        assert_eq!(StackProfile::new().timeline(&all(0), 3).bins, vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn the_hash_tables_grow() {
+        let mut p = StackProfile::new();
+        let e = p.add_event("cycles");
+        let frames: Vec<FrameId> = (0..500).map(|i| p.frame(&alloc::format!("f{i}"), None, FrameKind::User)).collect();
+        for (i, w) in frames.windows(3).enumerate() {
+            p.push_sample(e, i as u64, 1, w).unwrap();
+        }
+        assert_eq!(p.frames().len(), 500);
+        for (i, w) in frames.windows(3).enumerate() {
+            p.push_sample(e, i as u64, 1, w).unwrap();
+        }
+        // 498 distinct stacks of 3 frames: 498 roots' children, each with one chain.
+        assert_eq!(p.node_count(), 1 + 3 * 498);
+        assert_eq!(p.call_tree(&all(e)).total(), 996);
+        assert_eq!(p.functions(&all(e)).iter().map(|f| f.total).max(), Some(6));
+    }
+}
