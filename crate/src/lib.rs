@@ -25,6 +25,7 @@ pub mod formats;
 pub mod layout;
 pub mod model;
 pub mod read;
+pub mod symbolize;
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;

@@ -1,0 +1,177 @@
+//! Symbolization of sampled addresses: from an address inside a binary the user
+//! dropped beside a `perf.data` file to function names, inline frames and source
+//! lines, named the way `perf report` names them.
+//!
+//! Three address spaces meet here:
+//!
+//! ```text
+//!  process address (sample ip)        0x561b3eba7695
+//!    − map start + map pgoff          (PERF_RECORD_MMAP2: 0x561b3eba6000 @ 0x2000)
+//!  = file offset in the DSO           0x3695   ← what perf script prints in call chains
+//!    → PT_LOAD segment holding it     (offset 0x2000 → vaddr 0x2000)
+//!  = ELF virtual address              0x3695   ← what symbols and DWARF use
+//! ```
+//!
+//! [`file_offset`] does the first step, [`Binary::vaddr_of_file_offset`] the second;
+//! [`Symbolizer::resolve`] takes either kind of [`Address`].
+//!
+//! Kernel addresses are looked up in a `/proc/kallsyms` file ([`Kallsyms`]).
+
+mod demangle;
+mod dwarf;
+mod elf;
+mod kallsyms;
+mod symbols;
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+pub use demangle::perf_name;
+pub use elf::{Binary, Segment};
+pub use kallsyms::{Kallsyms, KernelSymbol};
+
+use crate::error::Result;
+
+/// One frame at an address: a function, and where in its source the address is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Demangled as perf prints it (no parameters); `[unknown]` for DWARF code that
+    /// names no function.
+    pub function: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// Inlined into the next frame. The last frame is the real (symbol-table) function.
+    pub inlined: bool,
+}
+
+/// An address inside a DSO, in one of the two spaces perf gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Address {
+    /// An offset in the DSO's file: `pgoff + ip − map start` (see [`file_offset`]).
+    FileOffset(u64),
+    /// An ELF virtual address of the DSO, as symbol tables and DWARF use.
+    Vaddr(u64),
+}
+
+/// The file offset that the process address `ip` maps to, for a mapping of the DSO
+/// starting at `map_start` with file offset `pgoff` (`PERF_RECORD_MMAP2`'s `start`
+/// and `pgoff`). `None` when `ip` is below the mapping.
+pub fn file_offset(ip: u64, map_start: u64, pgoff: u64) -> Option<u64> {
+    ip.checked_sub(map_start)?.checked_add(pgoff)
+}
+
+/// What to print for an address no dropped binary explains: `libfoo.so+0x1a2b`
+/// (the DSO's file name and the file offset).
+pub fn dso_offset_label(dso_path: &str, offset: u64) -> String {
+    format!("{}+{offset:#x}", basename(dso_path))
+}
+
+/// The file name of a path: what binaries are matched by when there is no build id.
+pub fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A dropped binary and the file name it came with.
+struct Entry<'a> {
+    name: String,
+    binary: Binary<'a>,
+}
+
+/// Several dropped binaries and, optionally, the kernel's symbols.
+#[derive(Default)]
+pub struct Symbolizer<'a> {
+    binaries: Vec<Entry<'a>>,
+    kallsyms: Option<Kallsyms<'a>>,
+}
+
+impl<'a> Symbolizer<'a> {
+    pub fn new() -> Self {
+        Symbolizer { binaries: Vec::new(), kallsyms: None }
+    }
+
+    /// Parses `bytes` as an ELF binary dropped under the file name `name` (a path is
+    /// cut to its last component) and adds it.
+    pub fn add_binary(&mut self, name: &str, bytes: &'a [u8]) -> Result<()> {
+        self.add(name, Binary::parse(bytes)?);
+        Ok(())
+    }
+
+    /// Adds a binary parsed already, dropped under the file name `name`.
+    pub fn add(&mut self, name: &str, binary: Binary<'a>) {
+        self.binaries.push(Entry { name: String::from(basename(name)), binary });
+    }
+
+    /// The dropped binaries with their file names, in the order they were added.
+    pub fn binaries(&self) -> impl Iterator<Item = (&str, &Binary<'a>)> {
+        self.binaries.iter().map(|e| (e.name.as_str(), &e.binary))
+    }
+
+    /// Parses and keeps a `/proc/kallsyms` file for kernel addresses.
+    pub fn set_kallsyms(&mut self, text: &'a [u8]) -> Result<()> {
+        self.kallsyms = Some(Kallsyms::parse(text)?);
+        Ok(())
+    }
+
+    pub fn kallsyms(&self) -> Option<&Kallsyms<'a>> {
+        self.kallsyms.as_ref()
+    }
+
+    /// The dropped binary for a DSO: the one with `build_id` when it is given and
+    /// some binary has it; else the one with the same file name, unless the two
+    /// build ids are both known and differ (another build of the program would give
+    /// wrong names).
+    pub fn find(&self, dso_path: &str, build_id: Option<&[u8]>) -> Option<&Binary<'a>> {
+        let wanted = build_id.filter(|id| !id.is_empty());
+        if let Some(id) = wanted {
+            if let Some(entry) = self.binaries.iter().find(|e| e.binary.build_id() == Some(id)) {
+                return Some(&entry.binary);
+            }
+        }
+        let name = basename(dso_path);
+        self.binaries
+            .iter()
+            .find(|e| e.name == name && (wanted.is_none() || e.binary.build_id().is_none()))
+            .map(|e| &e.binary)
+    }
+
+    /// The frames at `address` in the DSO `dso_path` (innermost first, see
+    /// [`Binary::frames`]), or `None` when no dropped binary matches the DSO (print
+    /// [`dso_offset_label`]). An empty list means the binary has no symbol there:
+    /// perf prints `[unknown]`.
+    pub fn resolve(&self, dso_path: &str, build_id: Option<&[u8]>, address: Address) -> Option<Vec<Frame>> {
+        let binary = self.find(dso_path, build_id)?;
+        let vaddr = match address {
+            Address::Vaddr(vaddr) => Some(vaddr),
+            Address::FileOffset(offset) => binary.vaddr_of_file_offset(offset),
+        };
+        Some(vaddr.map(|v| binary.frames(v)).unwrap_or_default())
+    }
+
+    /// The name perf shows for `address` in `dso_path`: the symbol's (not inlined)
+    /// function, `[unknown]` when the binary has no symbol there, `dso+0xoffset`
+    /// when no binary matches. A [`Address::Vaddr`] is printed as the offset then.
+    pub fn function_name(&self, dso_path: &str, build_id: Option<&[u8]>, address: Address) -> String {
+        let Some(binary) = self.find(dso_path, build_id) else {
+            let (Address::FileOffset(offset) | Address::Vaddr(offset)) = address;
+            return dso_offset_label(dso_path, offset);
+        };
+        let vaddr = match address {
+            Address::Vaddr(vaddr) => Some(vaddr),
+            Address::FileOffset(offset) => binary.vaddr_of_file_offset(offset),
+        };
+        match vaddr.and_then(|v| binary.symbol_for(v)) {
+            Some((name, _)) => name.into_owned(),
+            None => String::from("[unknown]"),
+        }
+    }
+
+    /// The kernel symbol at `address`, as `name+0x1f`; without kallsyms, or outside
+    /// every symbol, `[kernel.kallsyms]+0xffffffff81000c82`.
+    pub fn kernel_label(&self, address: u64) -> String {
+        match self.kallsyms.as_ref().and_then(|k| k.symbol_for(address)) {
+            Some(symbol) => symbol.label(),
+            None => dso_offset_label("[kernel.kallsyms]", address),
+        }
+    }
+}

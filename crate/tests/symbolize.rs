@@ -1,0 +1,381 @@
+//! Symbolization against perf's own names: every (address, symbol) that
+//! `perf script -F comm,pid,tid,time,ip,sym,dso,period,event` printed for the corpus
+//! programs `cprog` (non-PIE) and `cxxprog` (PIE) must come out of
+//! [`Symbolizer`] with the same name. Inline frames are checked against
+//! `llvm-symbolizer-22 --inlining`, and malformed binaries and kallsyms files must
+//! give errors (or fall back), never panic.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use pgolens::symbolize::{dso_offset_label, file_offset, Address, Binary, Frame, Symbolizer};
+
+const PROGRAMS: [&str; 2] = ["cprog", "cxxprog"];
+const RECORDINGS: [&str; 5] = ["fp", "dwarf", "hifreq", "pipe", "multi"];
+
+fn dso(program: &str) -> String {
+    format!("/tmp/corpusB/work/{program}/{program}")
+}
+
+fn binary_bytes(program: &str) -> Vec<u8> {
+    common::read(&format!("bolt-perf/{program}/{program}"))
+}
+
+fn hex(text: &str) -> u64 {
+    u64::from_str_radix(text, 16).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// `PERF_RECORD_MMAP2 …: [0xSTART(0xLEN) @ 0xPGOFF …]: r-xp DSO` lines of a raw dump:
+/// (start, length, pgoff) of each mapping of `dso`.
+fn mappings(rawdump: &str, dso: &str) -> Vec<(u64, u64, u64)> {
+    rawdump
+        .lines()
+        .filter(|l| l.contains("PERF_RECORD_MMAP") && l.ends_with(&format!(" {dso}")))
+        .map(|l| {
+            let inner = &l[l.find(": [0x").unwrap() + 5..];
+            let (start, rest) = inner.split_once("(0x").unwrap();
+            let (len, rest) = rest.split_once(") @ 0x").unwrap();
+            let pgoff = rest.split_whitespace().next().unwrap();
+            (hex(start), hex(len), hex(pgoff))
+        })
+        .collect()
+}
+
+/// What perf printed for the corpus binary in one `script-F` file: (file offset,
+/// symbol) pairs, each once. Call-chain lines (`\t ADDR SYM (DSO)`) give file
+/// offsets; sample lines without call chains give process addresses, turned into
+/// file offsets with the MMAP2 records of the same recording.
+fn perf_symbols(program: &str, recording: &str) -> BTreeMap<u64, String> {
+    let base = format!("bolt-perf/{program}/{program}.{recording}.perf.data");
+    let script = String::from_utf8(common::read(&format!("{base}.script-F.txt"))).unwrap();
+    let dso = dso(program);
+    let suffix = format!(" ({dso})");
+    let mut maps = None;
+    let mut out = BTreeMap::new();
+    for line in script.lines() {
+        let Some(rest) = line.strip_suffix(&suffix) else { continue };
+        let (offset, symbol) = if line.starts_with('\t') {
+            let (address, symbol) = rest.trim_start().split_once(' ').unwrap();
+            (hex(address), symbol)
+        } else {
+            // `comm pid/tid time: period event: ADDR SYM`: the address follows the
+            // event name's colon.
+            let after_event = &rest[rest.rfind(": ").unwrap() + 2..];
+            let (address, symbol) = after_event.trim_start().split_once(' ').unwrap();
+            let maps = maps.get_or_insert_with(|| {
+                mappings(&String::from_utf8(common::read(&format!("{base}.rawdump.txt"))).unwrap(), &dso)
+            });
+            let ip = hex(address);
+            let &(start, _, pgoff) = maps.iter().find(|(start, len, _)| (*start..start + len).contains(&ip)).unwrap();
+            (file_offset(ip, start, pgoff).unwrap(), symbol)
+        };
+        if let Some(before) = out.insert(offset, symbol.to_string()) {
+            assert_eq!(before, symbol, "{base}: perf named {offset:#x} twice");
+        }
+    }
+    out
+}
+
+#[test]
+fn function_names_match_perf_script() {
+    let mut checked = 0;
+    for program in PROGRAMS {
+        let bytes = binary_bytes(program);
+        let mut symbolizer = Symbolizer::new();
+        symbolizer.add_binary(&dso(program), &bytes).unwrap();
+        for recording in RECORDINGS {
+            for (offset, perf) in perf_symbols(program, recording) {
+                let ours = symbolizer.function_name(&dso(program), None, Address::FileOffset(offset));
+                assert_eq!(ours, perf, "{program}.{recording}: file offset {offset:#x}");
+                // The frames end with the same function.
+                let frames = symbolizer.resolve(&dso(program), None, Address::FileOffset(offset)).unwrap();
+                assert_eq!(frames.last().map(|f| f.function.as_str()), Some(perf.as_str()));
+                checked += 1;
+            }
+        }
+    }
+    // Distinct addresses over both programs and five recordings each.
+    assert!(checked > 300, "only {checked} addresses checked");
+}
+
+#[test]
+fn build_ids_match_perf_header() {
+    for program in PROGRAMS {
+        let ids = String::from_utf8(common::read(&format!("bolt-perf/{program}/{program}.fp.perf.data.buildids.txt")))
+            .unwrap();
+        let line = ids.lines().find(|l| l.ends_with(&dso(program))).unwrap();
+        let wanted: Vec<u8> = (0..40).step_by(2).map(|i| u8::from_str_radix(&line[i..i + 2], 16).unwrap()).collect();
+        let bytes = binary_bytes(program);
+        let binary = Binary::parse(&bytes).unwrap();
+        assert_eq!(binary.build_id(), Some(wanted.as_slice()), "{program}");
+        assert_eq!(binary.is_dynamic(), program == "cxxprog");
+
+        // Matched by build id whatever the path; by file name without one; not by a
+        // file name whose build id differs.
+        let mut symbolizer = Symbolizer::new();
+        symbolizer.add_binary(&format!("dropped/{program}"), &bytes).unwrap();
+        assert!(symbolizer.find("/elsewhere/renamed", Some(&wanted)).is_some());
+        assert!(symbolizer.find(&dso(program), None).is_some());
+        assert!(symbolizer.find(&dso(program), Some(&[0xab; 20])).is_none());
+        assert!(symbolizer.find("/tmp/other", None).is_none());
+    }
+}
+
+#[test]
+fn address_spaces() {
+    let bytes = binary_bytes("cprog");
+    let binary = Binary::parse(&bytes).unwrap();
+    // MANIFEST.md: perf prints `129d hot_loop+0x4d` for the non-PIE cprog's 0x40129d.
+    assert_eq!(binary.vaddr_of_file_offset(0x129d), Some(0x40_129d));
+    let (name, offset) = binary.symbol_for(0x40_129d).unwrap();
+    assert_eq!((&*name, offset), ("hot_loop", 0x4d));
+    // The MMAP2 of the cprog.multi recording: [0x401000(0x1000) @ 0x1000].
+    assert_eq!(file_offset(0x40_129d, 0x40_1000, 0x1000), Some(0x129d));
+    assert_eq!(file_offset(0x40_0fff, 0x40_1000, 0x1000), None);
+
+    let mut symbolizer = Symbolizer::new();
+    symbolizer.add_binary("cprog", &bytes).unwrap();
+    assert_eq!(symbolizer.function_name("/x/cprog", None, Address::Vaddr(0x40_129d)), "hot_loop");
+    // Past the last PT_LOAD, and no binary at all.
+    assert_eq!(symbolizer.resolve("/x/cprog", None, Address::FileOffset(0x10_0000)), Some(Vec::new()));
+    assert_eq!(symbolizer.function_name("/x/cprog", None, Address::FileOffset(0x10_0000)), "[unknown]");
+    assert_eq!(symbolizer.resolve("/usr/lib/libc.so.6", None, Address::FileOffset(0x2724a)), None);
+    assert_eq!(symbolizer.function_name("/usr/lib/libc.so.6", None, Address::FileOffset(0x2724a)), "libc.so.6+0x2724a");
+    assert_eq!(dso_offset_label("/usr/lib/libc.so.6", 0x2724a), "libc.so.6+0x2724a");
+}
+
+#[test]
+fn plt_entries_are_named() {
+    // cxxprog.multi: `561b3eba6150 memmove@plt`, mapped [0x561b3eba6000(0x3000) @ 0x2000].
+    let bytes = binary_bytes("cxxprog");
+    let binary = Binary::parse(&bytes).unwrap();
+    let offset = file_offset(0x561b_3eba_6150, 0x561b_3eba_6000, 0x2000).unwrap();
+    let vaddr = binary.vaddr_of_file_offset(offset).unwrap();
+    assert_eq!(binary.symbol_for(vaddr).map(|(n, o)| (n.into_owned(), o)), Some(("memmove@plt".into(), 0)));
+}
+
+const STL: &str = "/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/bits";
+
+/// Inline frames against `llvm-symbolizer-22 --inlining --output-style=GNU` (and
+/// `addr2line -i -f -C`, which agrees): same functions, files and lines, innermost
+/// first. The names are perf's form of the tools' demangled names: no parameters,
+/// `> >` as libiberty and perf write nested template closings.
+#[test]
+fn inline_frames_match_llvm_symbolizer() {
+    let cprog = binary_bytes("cprog");
+    let cprog = Binary::parse(&cprog).unwrap();
+    // llvm-symbolizer-22 --inlining --obj=cprog 0x401363: atol inlined into main.
+    assert_eq!(
+        cprog.frames(0x40_1363),
+        [
+            frame("atol", "/usr/include/stdlib.h", 369, true),
+            frame("main", "/tmp/corpusB/work/cprog/src/cmain.c", 59, false)
+        ]
+    );
+    // _start has no DWARF: the symbol table's frame alone.
+    assert_eq!(cprog.frames(0x40_10b0), [Frame { function: "_start".into(), file: None, line: None, inlined: false }]);
+
+    let cxxprog = binary_bytes("cxxprog");
+    let cxxprog = Binary::parse(&cxxprog).unwrap();
+    let source = "/tmp/corpusB/work/cxxprog/src/cxxprog.cpp";
+    // llvm-symbolizer-22 --inlining --obj=cxxprog 0x304a
+    assert_eq!(
+        cxxprog.frames(0x304a),
+        [frame("Matrix<double, 24>::trace", source, 48, true), frame("main", source, 107, false)]
+    );
+    // llvm-symbolizer-22 --inlining --obj=cxxprog 0x3593: three levels of unique_ptr
+    // inlined into the static total_area (perf names the symbol `total_area`).
+    let unique_ptr = format!("{STL}/unique_ptr.h");
+    assert_eq!(
+        cxxprog.frames(0x3593),
+        [
+            frame("std::__uniq_ptr_impl<geo::Shape, std::default_delete<geo::Shape> >::_M_ptr", &unique_ptr, 191, true),
+            frame("std::unique_ptr<geo::Shape, std::default_delete<geo::Shape> >::get", &unique_ptr, 462, true),
+            frame("std::unique_ptr<geo::Shape, std::default_delete<geo::Shape> >::operator->", &unique_ptr, 455, true),
+            frame("total_area", source, 71, false),
+        ]
+    );
+    // llvm-symbolizer-22 --inlining --obj=cxxprog 0x37db: eight frames, std::sort's
+    // insertion sort inlined into quick_sort; lines of the tool, innermost first.
+    let lines: Vec<_> = cxxprog.frames(0x37db).iter().map(|f| (f.file.clone().unwrap(), f.line.unwrap())).collect();
+    let algo = format!("{STL}/stl_algo.h");
+    assert_eq!(
+        lines,
+        [
+            (source.to_string(), 109),
+            (format!("{STL}/predefined_ops.h"), 240),
+            (algo.clone(), 1789),
+            (algo.clone(), 1817),
+            (algo.clone(), 1854),
+            (algo.clone(), 1940),
+            (algo, 4853),
+            (source.to_string(), 64),
+        ]
+    );
+    let last = cxxprog.frames(0x37db).pop().unwrap();
+    assert_eq!(
+        last.function,
+        "quick_sort<__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, main::$_0>"
+    );
+}
+
+/// The offset and size of the ELF64 section named `name`.
+fn section(elf: &[u8], name: &str) -> (usize, usize, usize) {
+    let u16_at = |at: usize| u16::from_le_bytes(elf[at..at + 2].try_into().unwrap()) as usize;
+    let u64_at = |at: usize| u64::from_le_bytes(elf[at..at + 8].try_into().unwrap()) as usize;
+    let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
+    let strtab = u64_at(shoff + shstrndx * shentsize + 24);
+    for i in 0..shnum {
+        let header = shoff + i * shentsize;
+        let name_at = strtab + u32::from_le_bytes(elf[header..header + 4].try_into().unwrap()) as usize;
+        let end = elf[name_at..].iter().position(|&b| b == 0).unwrap();
+        if &elf[name_at..name_at + end] == name.as_bytes() {
+            return (header, u64_at(header + 24), u64_at(header + 32));
+        }
+    }
+    panic!("no section {name}");
+}
+
+/// Every truncation of both binaries parses or fails cleanly, and lookups in what
+/// parsed never panic.
+#[test]
+fn truncated_binaries() {
+    for program in PROGRAMS {
+        let bytes = binary_bytes(program);
+        let mut parsed = 0;
+        for len in (0..bytes.len()).step_by(97).chain([1, 4, 5, 6, 63, 64, 65, bytes.len() - 1]) {
+            let Ok(binary) = Binary::parse(&bytes[..len]) else { continue };
+            parsed += 1;
+            for vaddr in [0x40_1293, 0x40_1363, 0x3593, 0x37db, 0, u64::MAX] {
+                let _ = binary.frames(vaddr);
+                let _ = binary.inline_frames(vaddr);
+            }
+        }
+        // Section headers are at the end: short files do not parse.
+        assert!(parsed < 5, "{program}: {parsed} truncations parsed");
+        assert!(Binary::parse(&bytes[..63]).is_err());
+    }
+}
+
+/// DWARF that cannot be read: an error from `inline_frames` at the section's offset,
+/// and `frames` falls back to the symbol table.
+#[test]
+fn garbage_dwarf() {
+    let original = binary_bytes("cxxprog");
+    let (_, info_at, info_size) = section(&original, ".debug_info");
+
+    // Unit headers overwritten with 0xff: an absurd 64-bit unit length.
+    let mut bytes = original.clone();
+    bytes[info_at..info_at + info_size].fill(0xff);
+    let binary = Binary::parse(&bytes).unwrap();
+    let err = binary.inline_frames(0x3593).unwrap_err();
+    assert_eq!(err.offset(), Some(info_at as u64), "{err}");
+    assert!(binary.load_dwarf().is_err());
+    assert_eq!(
+        binary.frames(0x3593),
+        [Frame { function: "total_area".into(), file: None, line: None, inlined: false }]
+    );
+
+    // .debug_info said to extend past the end of the file.
+    let mut bytes = original.clone();
+    let (header, _, _) = section(&bytes, ".debug_info");
+    bytes[header + 32..header + 40].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let binary = Binary::parse(&bytes).unwrap();
+    let err = binary.inline_frames(0x3593).unwrap_err();
+    assert_eq!(err.offset(), Some(info_at as u64), "{err}");
+    assert_eq!(binary.frames(0x304a).last().unwrap().function, "main");
+
+    // Marked SHF_COMPRESSED: not supported, said so.
+    let mut bytes = original.clone();
+    bytes[header + 9] |= 0x08; // sh_flags: SHF_COMPRESSED is bit 11
+    let binary = Binary::parse(&bytes).unwrap();
+    assert!(binary.inline_frames(0x3593).unwrap_err().to_string().contains("compressed DWARF"));
+
+    // Line programs and abbreviations scribbled over, and bit flips through
+    // .debug_info: whatever comes out, nothing panics.
+    for name in [".debug_line", ".debug_abbrev", ".debug_str_offsets", ".debug_addr", ".debug_rnglists"] {
+        let mut bytes = original.clone();
+        let (_, at, size) = section(&bytes, name);
+        for (i, b) in bytes[at..at + size].iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(37) ^ 0x5a;
+        }
+        let binary = Binary::parse(&bytes).unwrap();
+        for vaddr in [0x304a, 0x3593, 0x37db] {
+            let frames = binary.frames(vaddr);
+            assert!(!frames.is_empty(), "{name}: {vaddr:#x} lost its symbol");
+        }
+    }
+    for step in 0..64 {
+        let mut bytes = original.clone();
+        let at = info_at + (step * 7919) % info_size;
+        bytes[at] ^= 1 << (step % 8);
+        let binary = Binary::parse(&bytes).unwrap();
+        for vaddr in [0x304a, 0x3593, 0x37db] {
+            let _ = binary.frames(vaddr);
+        }
+    }
+}
+
+/// Symbol tables whose string table or entries lie outside the file.
+#[test]
+fn broken_symbol_tables() {
+    let original = binary_bytes("cprog");
+    let mut bytes = original.clone();
+    let (header, _, _) = section(&bytes, ".symtab");
+    bytes[header + 32..header + 40].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let err = Binary::parse(&bytes).unwrap_err();
+    assert!(err.to_string().contains("symbol table"), "{err}");
+
+    // Names pointing past the string table are skipped, not fatal.
+    let mut bytes = original.clone();
+    let (_, at, size) = section(&bytes, ".symtab");
+    for entry in (at + 24..at + size).step_by(24) {
+        bytes[entry..entry + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    }
+    let binary = Binary::parse(&bytes).unwrap();
+    assert_eq!(binary.symbol_for(0x40_129d).map(|(n, _)| n.into_owned()), None);
+}
+
+#[test]
+fn kernel_addresses() {
+    let kallsyms = b"ffffffff81000000 T _stext\n\
+ffffffff81000c70 T asm_exc_page_fault\n\
+ffffffff81000cc0 T asm_exc_machine_check\n\
+ffffffff8158c350 t next_uptodate_folio\n\
+ffffffffc0a01000 t ext4_init_fs\t[ext4]\n";
+    let mut symbolizer = Symbolizer::new();
+    // perf script printed `ffffffff81000c82 asm_exc_page_fault ([kernel.kallsyms])`.
+    assert_eq!(symbolizer.kernel_label(0xffff_ffff_8100_0c82), "[kernel.kallsyms]+0xffffffff81000c82");
+    symbolizer.set_kallsyms(kallsyms).unwrap();
+    assert_eq!(symbolizer.kernel_label(0xffff_ffff_8100_0c82), "asm_exc_page_fault+0x12");
+    assert_eq!(symbolizer.kernel_label(0xffff_ffff_8158_c375), "next_uptodate_folio+0x25");
+    let module = symbolizer.kallsyms().unwrap().symbol_for(0xffff_ffff_c0a0_1010).unwrap();
+    assert_eq!((module.name, module.module), ("ext4_init_fs", Some("ext4")));
+
+    for bad in [
+        &b"ffffffff81000000 T _stext\nnot an address\n"[..],
+        b"ffffffff81000000",
+        b"ffffffff81000000 T",
+        b"ffffffff81000000 long name",
+        b"ffffffff81000000 T name module",
+        b"10000000000000000 T overflow",
+        b"\xff\xfe T x",
+        b"0000000000000000 T hidden\n0000000000000000 t by_kptr_restrict",
+    ] {
+        let err = Symbolizer::new().set_kallsyms(bad).unwrap_err();
+        assert!(err.offset().is_none(), "text errors are at a line: {err}");
+    }
+}
+
+fn frame(function: &str, file: &str, line: u32, inlined: bool) -> Frame {
+    Frame { function: function.into(), file: Some(file.into()), line: Some(line), inlined }
+}
