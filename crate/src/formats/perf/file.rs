@@ -132,13 +132,9 @@ impl<'data> PerfData<'data> {
                 let (offset, size) = section(&mut entry)?;
                 let mut ids = Vec::new();
                 if size > 0 {
-                    let mut ir = whole.sub_at(offset, size, "attr ids inside the file").map_err(|e| {
-                        if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) {
-                            Error::invalid(ids_at, "attr ids section inside the file", offset)
-                        } else {
-                            e
-                        }
-                    })?;
+                    let mut ir = whole
+                        .sub_at(offset, size, "attr ids inside the file")
+                        .map_err(|_| Error::invalid(ids_at, "attr ids section inside the file", offset))?;
                     while ir.remaining() >= 8 {
                         ids.push(ir.u64("sample id")?);
                     }
