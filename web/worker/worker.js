@@ -20,6 +20,14 @@
 //   {type:'memprof_site', id, req, site} one site with its call stack
 //   {type:'correlate', id, req, binary} decode the correlated raw profile `id` with
 //                                        the open ELF `binary` (read in place, not copied)
+//   {type:'flame', id, req, event, t0, t1, inverted}
+//                                        lay out the flame graph (t0 < t1: samples in t0..t1)
+//   {type:'sandwich', id, req, event, t0, t1, frame}
+//                                        lay out one function's callers and callees
+//   {type:'frame_names', id, req}
+//   {type:'stack_functions', id, req, event, t0, t1, column, descending, filter, start, count}
+//   {type:'search', id, req, event, t0, t1, pattern}
+//   {type:'timeline', id, req, event, bins}
 //   {type:'close', id}
 // Messages out:
 //   {type:'progress', id, loaded, total, phase}          phase: 'read' or 'decode'
@@ -33,6 +41,14 @@
 //   {type:'memprof', id, req, column, descending, total, start, raw, columns, rows}
 //   {type:'memprof_site', id, req, site}
 //   {type:'correlated', id, req, binary, views, correlatedWith}
+//   {type:'flame', id, req, event, t0, t1, inverted, rects, rows}
+//                                        rects: Float64Array [x0, width, self, frame] per
+//                                        rectangle, rows: Uint32Array (both transferred)
+//   {type:'sandwich', id, req, event, t0, t1, frame, callers: {rects, rows}, callees: {rects, rows}}
+//   {type:'frame_names', id, req, names, dsos, dso, kinds}
+//   {type:'stack_functions', id, req, event, t0, t1, column, descending, filter, total, matching, weight, start, rows}
+//   {type:'search', id, req, event, t0, t1, pattern, frames, weight, total}
+//   {type:'timeline', id, req, event, start, end, bins}
 //   {type:'error', id, req?, message}                    req absent: the open failed
 
 import init, { Session } from './pgolens_worker.js';
@@ -95,6 +111,43 @@ async function handle(msg) {
     case 'correlate': {
       const done = JSON.parse(session(msg.id).correlate(session(msg.binary)));
       return post({ type: 'correlated', id: msg.id, req: msg.req, binary: msg.binary, ...done });
+    }
+    case 'flame': {
+      const { event, t0, t1, inverted } = msg;
+      const s = session(msg.id);
+      s.flame(event, t0, t1, inverted);
+      const rects = s.flame_rects(0);
+      const rows = s.flame_rows(0);
+      const reply = { type: 'flame', id: msg.id, req: msg.req, event, t0, t1, inverted, rects, rows };
+      return post(reply, [rects.buffer, rows.buffer]);
+    }
+    case 'sandwich': {
+      const { event, t0, t1, frame } = msg;
+      const s = session(msg.id);
+      s.sandwich(event, t0, t1, frame);
+      const callers = { rects: s.flame_rects(1), rows: s.flame_rows(1) };
+      const callees = { rects: s.flame_rects(2), rows: s.flame_rows(2) };
+      const transfer = [callers.rects.buffer, callers.rows.buffer, callees.rects.buffer, callees.rows.buffer];
+      return post({ type: 'sandwich', id: msg.id, req: msg.req, event, t0, t1, frame, callers, callees }, transfer);
+    }
+    case 'frame_names': {
+      const names = JSON.parse(session(msg.id).frame_names());
+      return post({ type: 'frame_names', id: msg.id, req: msg.req, ...names });
+    }
+    case 'stack_functions': {
+      const { event, t0, t1, column, descending, filter } = msg;
+      const s = session(msg.id);
+      const page = JSON.parse(s.stack_functions(event, t0, t1, column, descending, filter, msg.start, msg.count));
+      return post({ type: 'stack_functions', id: msg.id, req: msg.req, event, t0, t1, column, descending, filter, ...page });
+    }
+    case 'search': {
+      const { event, t0, t1, pattern } = msg;
+      const found = JSON.parse(session(msg.id).search(event, t0, t1, pattern));
+      return post({ type: 'search', id: msg.id, req: msg.req, event, t0, t1, pattern, ...found });
+    }
+    case 'timeline': {
+      const line = JSON.parse(session(msg.id).timeline(msg.event, msg.bins));
+      return post({ type: 'timeline', id: msg.id, req: msg.req, event: msg.event, ...line });
     }
     default:
       throw new Error(`unknown request ${msg.type}`);

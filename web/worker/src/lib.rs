@@ -9,6 +9,8 @@
 extern crate alloc;
 
 pub mod session;
+pub mod stacks;
+pub mod synthetic;
 
 use wasm_bindgen::prelude::*;
 
@@ -81,6 +83,64 @@ impl Session {
     /// whose bytes are read in place in wasm memory. JSON: the views and the binary's name.
     pub fn correlate(&mut self, binary: &Session) -> Result<String, JsError> {
         self.0.correlate(&binary.0).map_err(|e| JsError::new(&e))
+    }
+
+    /// Lays out the flame graph (`inverted`: icicle) of `event`'s samples in `t0..t1`
+    /// (all when not `t0 < t1`); returns the number of rectangles.
+    pub fn flame(&mut self, event: u32, t0: f64, t1: f64, inverted: bool) -> Result<u32, JsError> {
+        let n = self.0.flame(event, t0, t1, inverted).map_err(|e| JsError::new(&e))?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    /// Lays out the callers (slot 1) and callees (slot 2) of `frame`.
+    pub fn sandwich(&mut self, event: u32, t0: f64, t1: f64, frame: u32) -> Result<(), JsError> {
+        self.0.sandwich(event, t0, t1, frame).map_err(|e| JsError::new(&e))
+    }
+
+    /// Float64Array: `[x0, width, self, frame]` per rectangle of slot `slot`, by depth then x.
+    pub fn flame_rects(&mut self, slot: u32) -> Result<Vec<f64>, JsError> {
+        self.0.flame_rects(slot as usize).map_err(|e| JsError::new(&e))
+    }
+
+    /// Uint32Array: where each depth's rectangles start, and the end.
+    pub fn flame_rows(&mut self, slot: u32) -> Result<Vec<u32>, JsError> {
+        self.0.flame_rows(slot as usize).map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: one rectangle with its stack.
+    pub fn flame_node(&mut self, slot: u32, rect: u32) -> Result<String, JsError> {
+        self.0.flame_node(slot as usize, rect).map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: every frame's name, dso and kind.
+    pub fn frame_names(&mut self) -> Result<String, JsError> {
+        self.0.frame_names().map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: a page of the stack functions table.
+    #[allow(clippy::too_many_arguments)]
+    pub fn stack_functions(
+        &mut self,
+        event: u32,
+        t0: f64,
+        t1: f64,
+        column: &str,
+        descending: bool,
+        filter: &str,
+        start: u32,
+        count: u32,
+    ) -> Result<String, JsError> {
+        self.0.stack_functions(event, t0, t1, column, descending, filter, start, count).map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: the frames matching `pattern`, and the weight of the stacks holding one.
+    pub fn search(&mut self, event: u32, t0: f64, t1: f64, pattern: &str) -> Result<String, JsError> {
+        self.0.search(event, t0, t1, pattern).map_err(|e| JsError::new(&e))
+    }
+
+    /// JSON: `event`'s weight in `bins` time buckets.
+    pub fn timeline(&mut self, event: u32, bins: u32) -> Result<String, JsError> {
+        self.0.timeline(event, bins).map_err(|e| JsError::new(&e))
     }
 
     /// The decoded bytes in `start..end` (clipped).

@@ -28,8 +28,12 @@ use pgolens::formats::instrprof::{self, model::Profile};
 use pgolens::model::detail::KIND_NAMES;
 use pgolens::model::instrprof::{self as adapter, Names};
 use pgolens::model::memprof::{build_id_hex, Column as MemColumn, Sites};
+use pgolens::model::stacks::StackProfile;
 use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::{Detection, Format, Node};
+
+use crate::stacks::{self, StacksView};
+use crate::synthetic;
 
 /// The most bytes one `bytes` call returns: the hex pane asks for a few KiB around
 /// what it shows, so this only guards against a runaway request.
@@ -51,6 +55,14 @@ struct Decoded {
     views: Option<Views>,
     /// The allocation sites of a MemProf profile (raw, or an indexed one's section).
     memprof: Option<MemProfView>,
+    /// The call stacks of a format that has them.
+    stacks: Option<StacksView>,
+}
+
+/// The call stacks of the formats that have them; `None` for the others. (The
+/// perf.data adapter, `pgolens::formats::perf`, plugs in here.)
+fn stacks_of(_data: &[u8], _detection: &Detection) -> Option<StackProfile> {
+    None
 }
 
 /// MemProf allocation sites and the order last asked for.
@@ -126,6 +138,9 @@ impl Session {
         }
         let raw = core::mem::take(&mut self.raw);
         let file_size = raw.len() as u64;
+        if raw.starts_with(synthetic::MAGIC) {
+            return self.finish_synthetic(raw);
+        }
         let (data, detection) = {
             let input = pgolens::open(&raw).map_err(|e| e.to_string())?;
             let detection = input.detect().map_err(|e| e.to_string())?;
@@ -165,6 +180,7 @@ impl Session {
         }
         .map(|sites| MemProfView { sites, sorted: None });
         let memprof_view = if memprof.is_some() { ",\"memprof\"" } else { "" };
+        let stacks = stacks_of(&data, &detection).map(StacksView::new);
         match &views {
             Some(Ok(_)) => {
                 let _ = write!(out, ",\"views\":[\"dump\",\"functions\",\"summary\"{memprof_view}]");
@@ -173,17 +189,113 @@ impl Session {
                 out.push_str(",\"views\":[\"dump\"],\"viewsError\":");
                 json_string(e, &mut out);
             }
+            None if stacks.is_some() => out.push_str(",\"views\":[\"dump\",\"flame\",\"functions\"]"),
             None => {
                 let _ = write!(out, ",\"views\":[\"dump\"{memprof_view}]");
             }
+        }
+        if let Some(st) = &stacks {
+            out.push_str(",\"stacks\":");
+            st.info_json(&mut out);
         }
         out.push_str(",\"root\":");
         node_json(&root, &mut out);
         out.push_str(",\"children\":");
         children_json(&root, &mut out);
         out.push('}');
-        self.decoded = Some(Decoded { data, file_size, detection, root, views: views.and_then(Result::ok), memprof });
+        self.decoded =
+            Some(Decoded { data, file_size, detection, root, views: views.and_then(Result::ok), memprof, stacks });
         Ok(out)
+    }
+
+    /// A synthetic stack profile (see [`synthetic`]): its views, and a dump of one node.
+    fn finish_synthetic(&mut self, data: Vec<u8>) -> Result<String, String> {
+        let stacks = StacksView::new(synthetic::parse(&data)?);
+        let size = data.len() as u64;
+        let root = Node::new("pgolens-stacks (synthetic call stacks)", 0, size);
+        let mut out = String::from("{\"name\":");
+        json_string(&self.name, &mut out);
+        let _ = write!(
+            out,
+            ",\"format\":\"pgolens-stacks\",\"detection\":\"pgolens-stacks\",\"version\":null,\"size\":{size},\"fileSize\":{size},\"gzip\":false,\"views\":[\"dump\",\"flame\",\"functions\"],\"stacks\":"
+        );
+        stacks.info_json(&mut out);
+        out.push_str(",\"root\":");
+        node_json(&root, &mut out);
+        out.push_str(",\"children\":[]}");
+        // The detection is never used: the root has no deferred children to expand.
+        let detection = Detection::new(Format::SampleText);
+        self.decoded =
+            Some(Decoded { data, file_size: size, detection, root, views: None, memprof: None, stacks: Some(stacks) });
+        Ok(out)
+    }
+
+    /// The call stacks of the file, for formats that have them.
+    pub fn stack_profile(&self) -> Option<&StackProfile> {
+        self.decoded.as_ref()?.stacks.as_ref().map(|s| &s.profile)
+    }
+
+    fn stacks(&mut self) -> Result<&mut StacksView, String> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        decoded.stacks.as_mut().ok_or_else(|| String::from("this file has no call stacks"))
+    }
+
+    /// Lays out the flame graph (`inverted`: the icicle) of the samples of `event`
+    /// in `t0..t1` (all when not `t0 < t1`); returns the number of rectangles, which
+    /// [`Session::flame_rects`] and [`Session::flame_rows`] then return.
+    pub fn flame(&mut self, event: u32, t0: f64, t1: f64, inverted: bool) -> Result<usize, String> {
+        Ok(self.stacks()?.flame(&stacks::filter(event, t0, t1), inverted))
+    }
+
+    /// Lays out the callers and callees of `frame` into slots 1 and 2.
+    pub fn sandwich(&mut self, event: u32, t0: f64, t1: f64, frame: u32) -> Result<(), String> {
+        self.stacks()?.sandwich(&stacks::filter(event, t0, t1), frame)
+    }
+
+    /// The rectangles of slot `slot` (0 flame graph, 1 callers, 2 callees): `[x0, width, self, frame]` each.
+    pub fn flame_rects(&mut self, slot: usize) -> Result<Vec<f64>, String> {
+        self.stacks()?.rects(slot)
+    }
+
+    /// Where each depth's rectangles start in [`Session::flame_rects`] (and the end).
+    pub fn flame_rows(&mut self, slot: usize) -> Result<Vec<u32>, String> {
+        self.stacks()?.rows(slot)
+    }
+
+    /// JSON: one rectangle of slot `slot` with its stack (see `stacks::StacksView::node_json`).
+    pub fn flame_node(&mut self, slot: usize, rect: u32) -> Result<String, String> {
+        self.stacks()?.node_json(slot, rect)
+    }
+
+    /// JSON: every frame's name, dso and kind (see `stacks::StacksView::names_json`).
+    pub fn frame_names(&mut self) -> Result<String, String> {
+        Ok(self.stacks()?.names_json())
+    }
+
+    /// JSON: a page of the stack functions table (see `stacks::StacksView::functions_json`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn stack_functions(
+        &mut self,
+        event: u32,
+        t0: f64,
+        t1: f64,
+        column: &str,
+        descending: bool,
+        filter: &str,
+        start: u32,
+        count: u32,
+    ) -> Result<String, String> {
+        self.stacks()?.functions_json(stacks::filter(event, t0, t1), column, descending, filter, start, count)
+    }
+
+    /// JSON: the frames matching `pattern` and the weight of the stacks holding one.
+    pub fn search(&mut self, event: u32, t0: f64, t1: f64, pattern: &str) -> Result<String, String> {
+        Ok(self.stacks()?.search_json(&stacks::filter(event, t0, t1), pattern))
+    }
+
+    /// JSON: the weight of `event`'s samples in `bins` buckets over their whole time.
+    pub fn timeline(&mut self, event: u32, bins: u32) -> Result<String, String> {
+        Ok(self.stacks()?.timeline_json(event, bins))
     }
 
     /// Decodes a correlated raw profile that could not be decoded alone with its
@@ -571,7 +683,7 @@ fn summary_json(s: &Summary, out: &mut String) {
     out.push_str("]}");
 }
 
-fn json_string(s: &str, out: &mut String) {
+pub(crate) fn json_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -720,6 +832,60 @@ mod tests {
         assert_eq!(done, "{\"views\":[\"dump\",\"functions\",\"summary\"],\"correlatedWith\":\"bincorr-progB.elf\"}");
         assert!(s.functions("name", false, "", 0, 100).unwrap().contains("\"total\":"));
         assert!(s.correlate(&b).is_err(), "once");
+    }
+
+    #[test]
+    fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
+        let text =
+            "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\ns 0 20 2 main;c;b@libc.so\n";
+        let mut s = session("x.stacks", text.as_bytes());
+        let opened = s.finish().unwrap();
+        assert!(opened.contains("\"views\":[\"dump\",\"flame\",\"functions\"]"), "{opened}");
+        assert!(
+            opened.contains("\"stacks\":{\"events\":[\"cycles\"],\"frames\":4,\"samples\":3,\"start\":0,\"end\":21}"),
+            "{opened}"
+        );
+        assert_eq!(s.stack_profile().unwrap().sample_count(), 3);
+        // root; main; a, c; b (under a), b (under c): rows by depth.
+        assert_eq!(s.flame(0, -1.0, -1.0, false).unwrap(), 6);
+        assert_eq!(s.flame_rows(0).unwrap(), vec![0, 1, 2, 4, 6]);
+        let rects = s.flame_rects(0).unwrap();
+        // [x0, width, self, frame]: a (frame 1) is 4 wide with self 1; c (3) starts at 4.
+        assert_eq!(&rects[8..16], &[0.0, 4.0, 1.0, 1.0, 4.0, 2.0, 0.0, 3.0]);
+        assert_eq!(&rects[..4], &[0.0, 6.0, 0.0, -1.0]);
+        let node = s.flame_node(0, 4).unwrap();
+        assert_eq!(node, "{\"frame\":2,\"name\":\"b\",\"dso\":\"libc.so\",\"kind\":\"user\",\"depth\":3,\"self\":\"3\",\"total\":\"3\",\"stack\":[\"main\",\"a\",\"b\"]}");
+        // A time range: the samples at 10 and 20.
+        assert_eq!(s.flame(0, 10.0, 30.0, true).unwrap(), 6);
+        assert_eq!(s.flame_rects(0).unwrap()[1], 3.0);
+        let page = s.stack_functions(0, -1.0, -1.0, "total", true, "", 0, 10).unwrap();
+        assert!(
+            page.starts_with(
+                "{\"total\":4,\"matching\":4,\"weight\":\"6\",\"start\":0,\"rows\":[{\"frame\":0,\"name\":\"main\""
+            ),
+            "{page}"
+        );
+        assert!(
+            page.contains(
+                "{\"frame\":2,\"name\":\"b\",\"dso\":\"libc.so\",\"kind\":\"user\",\"self\":\"5\",\"total\":\"5\"}"
+            ),
+            "{page}"
+        );
+        let by_name = s.stack_functions(0, -1.0, -1.0, "name", false, "B", 0, 10).unwrap();
+        assert!(by_name.contains("\"matching\":1,"), "{by_name}");
+        assert_eq!(s.search(0, -1.0, -1.0, "c").unwrap(), "{\"frames\":[3],\"weight\":\"2\",\"total\":\"6\"}");
+        assert_eq!(s.timeline(0, 3).unwrap(), "{\"start\":0,\"end\":21,\"bins\":[3,1,2]}");
+        s.sandwich(0, -1.0, -1.0, 2).unwrap();
+        assert_eq!(s.flame_rows(1).unwrap(), vec![0, 1, 2, 4, 6]);
+        assert_eq!(s.flame_rows(2).unwrap(), vec![0, 1, 2]);
+        assert!(s.sandwich(0, -1.0, -1.0, 99).is_err());
+        let names = s.frame_names().unwrap();
+        assert_eq!(names, "{\"names\":[\"main\",\"a\",\"b\",\"c\"],\"dsos\":[\"libc.so\"],\"dso\":[-1,-1,0,-1],\"kinds\":[\"user\",\"user\",\"user\",\"user\"]}");
+        // Files without stacks say so.
+        let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
+        text.finish().unwrap();
+        assert!(text.flame(0, 0.0, 0.0, false).is_err());
+        assert!(text.stack_profile().is_none());
     }
 
     #[test]
