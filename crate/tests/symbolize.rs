@@ -137,7 +137,7 @@ fn address_spaces() {
     // MANIFEST.md: perf prints `129d hot_loop+0x4d` for the non-PIE cprog's 0x40129d.
     assert_eq!(binary.vaddr_of_file_offset(0x129d), Some(0x40_129d));
     let (name, offset) = binary.symbol_for(0x40_129d).unwrap();
-    assert_eq!((&*name, offset), ("hot_loop", 0x4d));
+    assert_eq!((name, offset), ("hot_loop", 0x4d));
     // The MMAP2 of the cprog.multi recording: [0x401000(0x1000) @ 0x1000].
     assert_eq!(file_offset(0x40_129d, 0x40_1000, 0x1000), Some(0x129d));
     assert_eq!(file_offset(0x40_0fff, 0x40_1000, 0x1000), None);
@@ -160,7 +160,7 @@ fn plt_entries_are_named() {
     let binary = Binary::parse(&bytes).unwrap();
     let offset = file_offset(0x561b_3eba_6150, 0x561b_3eba_6000, 0x2000).unwrap();
     let vaddr = binary.vaddr_of_file_offset(offset).unwrap();
-    assert_eq!(binary.symbol_for(vaddr).map(|(n, o)| (n.into_owned(), o)), Some(("memmove@plt".into(), 0)));
+    assert_eq!(binary.symbol_for(vaddr).map(|(n, o)| (n.to_string(), o)), Some(("memmove@plt".into(), 0)));
 }
 
 const STL: &str = "/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/bits";
@@ -342,7 +342,7 @@ fn broken_symbol_tables() {
         bytes[entry..entry + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     }
     let binary = Binary::parse(&bytes).unwrap();
-    assert_eq!(binary.symbol_for(0x40_129d).map(|(n, _)| n.into_owned()), None);
+    assert_eq!(binary.symbol_for(0x40_129d).map(|(n, _)| n.to_string()), None);
 }
 
 #[test]
@@ -378,4 +378,42 @@ ffffffffc0a01000 t ext4_init_fs\t[ext4]\n";
 
 fn frame(function: &str, file: &str, line: u32, inlined: bool) -> Frame {
     Frame { function: function.into(), file: Some(file.into()), line: Some(line), inlined }
+}
+
+/// Timing on a large binary: `PGOLENS_BIG_ELF=path cargo test --release --test
+/// symbolize -- --ignored --nocapture`. Parses, then looks up an address in every
+/// 16th function (symbol and inline frames) twice: the second pass runs on the
+/// units addr2line has parsed and kept.
+#[test]
+#[ignore = "needs PGOLENS_BIG_ELF, a large binary with DWARF"]
+fn big_binary_timing() {
+    use std::time::Instant;
+    let path = std::env::var("PGOLENS_BIG_ELF").unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let start = Instant::now();
+    let binary = Binary::parse(&bytes).unwrap();
+    let parsed = start.elapsed();
+    let start = Instant::now();
+    let has_dwarf = binary.load_dwarf();
+    let dwarf = start.elapsed();
+    let probes: Vec<u64> = binary.symbols().step_by(16).map(|(_, start, end)| start + (end - start) / 2).collect();
+    let start = Instant::now();
+    let named = probes.iter().filter(|&&a| binary.symbol_for(a).is_some()).count();
+    let symbols = start.elapsed();
+    let mut times = Vec::new();
+    let mut frames = 0;
+    for _ in 0..2 {
+        let start = Instant::now();
+        frames = probes.iter().map(|&a| binary.frames(a).len()).sum::<usize>();
+        times.push(start.elapsed());
+    }
+    println!(
+        "{path}: {} MB, {} symbols; parse {parsed:?}; DWARF {has_dwarf:?} context {dwarf:?}; \
+         {} symbol lookups {symbols:?} ({named} named); frames {frames} in {:?}, again {:?}",
+        bytes.len() >> 20,
+        binary.symbol_count(),
+        probes.len(),
+        times[0],
+        times[1],
+    );
 }

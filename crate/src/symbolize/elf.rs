@@ -11,7 +11,8 @@
 //! `.rela.plt` entry, laid out over `.plt.sec` (no header) or `.plt` (after its
 //! header) on x86 and AArch64.
 
-use alloc::borrow::Cow;
+use alloc::borrow::{Cow, ToOwned};
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
@@ -43,6 +44,10 @@ pub struct Binary<'a> {
     dynamic: bool,
     segments: Vec<Segment>,
     symbols: Symbols<'a>,
+    /// Each symbol's name as perf prints it, demangled on first use; `None` when it
+    /// reads the same as the raw name. Samples hit the same few functions again and
+    /// again, and demangling a C++ name costs microseconds.
+    demangled: Vec<OnceCell<Option<Box<str>>>>,
     debug: Vec<DebugSection>,
     data: &'a [u8],
     endian: Endianness,
@@ -113,9 +118,21 @@ impl<'a> Binary<'a> {
 
     /// The function symbol holding `vaddr`: its name as perf prints it (demangled,
     /// without parameters) and `vaddr`'s offset from its start.
-    pub fn symbol_for(&self, vaddr: u64) -> Option<(Cow<'_, str>, u64)> {
-        let symbol = self.symbols.find(vaddr)?;
-        Some((perf_name(&symbol.name), vaddr.checked_sub(symbol.start)?))
+    pub fn symbol_for(&self, vaddr: u64) -> Option<(&str, u64)> {
+        let index = self.symbols.find_index(vaddr)?;
+        let symbol = self.symbols.get(index)?;
+        let raw: &str = &symbol.name;
+        let name = match self.demangled.get(index) {
+            Some(cell) => cell
+                .get_or_init(|| match perf_name(raw) {
+                    Cow::Owned(name) => Some(name.into_boxed_str()),
+                    Cow::Borrowed(_) => None,
+                })
+                .as_deref()
+                .unwrap_or(raw),
+            None => raw,
+        };
+        Some((name, vaddr.checked_sub(symbol.start)?))
     }
 
     /// The raw (mangled) name and start address of the function symbol holding `vaddr`.
@@ -141,7 +158,7 @@ impl<'a> Binary<'a> {
         };
         let symbol = self.symbol_for(vaddr);
         match (frames.last_mut(), symbol) {
-            (Some(outer), Some((name, _))) => outer.function = name.into_owned(),
+            (Some(outer), Some((name, _))) => name.clone_into(&mut outer.function),
             (None, Some(_)) => frames.extend(self.symbol_frame(vaddr)),
             (_, None) => {}
         }
@@ -163,7 +180,7 @@ impl<'a> Binary<'a> {
 
     fn symbol_frame(&self, vaddr: u64) -> Option<Frame> {
         let (name, _) = self.symbol_for(vaddr)?;
-        Some(Frame { function: name.into_owned(), file: None, line: None, inlined: false })
+        Some(Frame { function: String::from(name), file: None, line: None, inlined: false })
     }
 }
 
@@ -200,11 +217,15 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8]) -> Result<Bi
         }
     }
 
+    let symbols = Symbols::new(symbols);
+    let mut demangled = Vec::new();
+    demangled.resize_with(symbols.len(), OnceCell::new);
     Ok(Binary {
         build_id: build_id(&sections, endian, data),
         dynamic: header.e_type(endian) == elf::ET_DYN,
         segments,
-        symbols: Symbols::new(symbols),
+        symbols,
+        demangled,
         debug,
         data,
         endian,

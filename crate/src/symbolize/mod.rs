@@ -161,7 +161,7 @@ impl<'a> Symbolizer<'a> {
             Address::FileOffset(offset) => binary.vaddr_of_file_offset(offset),
         };
         match vaddr.and_then(|v| binary.symbol_for(v)) {
-            Some((name, _)) => name.into_owned(),
+            Some((name, _)) => String::from(name),
             None => String::from("[unknown]"),
         }
     }

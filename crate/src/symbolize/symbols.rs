@@ -82,9 +82,17 @@ impl<'a> Symbols<'a> {
 
     /// The symbol whose range holds `address`.
     pub fn find(&self, address: u64) -> Option<&Symbol<'a>> {
-        let after = self.list.partition_point(|s| s.start <= address);
-        let symbol = self.list.get(after.checked_sub(1)?)?;
-        (address < symbol.end).then_some(symbol)
+        self.find_index(address).and_then(|index| self.list.get(index))
+    }
+
+    /// The index (in address order) of the symbol whose range holds `address`.
+    pub fn find_index(&self, address: u64) -> Option<usize> {
+        let index = self.list.partition_point(|s| s.start <= address).checked_sub(1)?;
+        (address < self.list.get(index)?.end).then_some(index)
+    }
+
+    pub fn get(&self, index: usize) -> Option<&Symbol<'a>> {
+        self.list.get(index)
     }
 
     pub fn len(&self) -> usize {
