@@ -3,6 +3,13 @@
 //!
 //! `cargo run --release -p pgolens --example stacks_bench [SAMPLES]`
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation
+)] // a bench binary over synthetic data, not decoder code
+
 use std::time::Instant;
 
 use pgolens::layout::flame::Flame;

@@ -93,3 +93,46 @@ fn time_order_matches_perf_script() {
         assert_eq!(got, expected, "{name}");
     }
 }
+
+fn find<'a>(node: &'a pgolens::Node, label: &str) -> &'a pgolens::Node {
+    node.children.iter().find(|c| c.label == label || c.label.ends_with(label)).unwrap_or_else(|| panic!("no {label}"))
+}
+
+fn value(node: &pgolens::Node, label: &str) -> String {
+    find(node, label).value.clone().unwrap_or_default().to_string()
+}
+
+/// The dump shows each record's fields; compare with `perf script -D` (rawdump.txt).
+#[test]
+fn dump_shows_record_fields_like_perf_script_d() {
+    // "1 1000010000 0x1a8 [0x1b8]: PERF_RECORD_SAMPLE(IP, 0x2): 4242/4242: 0x401449 period: 100003"
+    // ".....  0: 00000000004014f5 -> 0000000000401449 0 cycles  P   0 RET"
+    let data = common::read("bolt-perf/cprog/cprog.brstack.perf.data");
+    let detection = pgolens::detect(&data).unwrap();
+    let root = pgolens::dump(&data, &detection).unwrap();
+    let stream = find(&root, "data");
+    let sample = stream.children.iter().find(|n| n.start == 0x1a8).unwrap();
+    assert_eq!(sample.label, "#2 SAMPLE");
+    let body = find(sample, "body");
+    assert_eq!(value(body, "ip"), "0x401449");
+    assert_eq!(value(body, "pid"), "4242");
+    assert_eq!(value(body, "time"), "1000010000");
+    assert_eq!(value(body, "period"), "100003");
+    let branches = find(body, "branch_stack");
+    assert_eq!(value(branches, "nr"), "16");
+    assert!(value(branches, "entry 0").starts_with("0x4014f5 → 0x401449"));
+
+    // "3436701293997 0x2a0 [0x78]: PERF_RECORD_MMAP2 13677/13677: [0x401000(0x1000) @ 0x1000 fe:00 10059825 262331941]: r-xp /tmp/corpusB/work/cprog/cprog"
+    let data = common::read("bolt-perf/cprog/cprog.fp.perf.data");
+    let detection = pgolens::detect(&data).unwrap();
+    let root = pgolens::dump(&data, &detection).unwrap();
+    let mmap = find(&root, "data").children.iter().find(|n| n.start == 0x2a0).unwrap();
+    assert!(mmap.label.ends_with("MMAP2"), "{}", mmap.label);
+    let body = find(mmap, "body");
+    assert_eq!(value(body, "addr"), "0x401000");
+    assert_eq!(value(body, "len"), "0x1000");
+    assert_eq!(value(body, "pgoff"), "0x1000");
+    assert_eq!(value(body, "ino"), "10059825");
+    assert_eq!(value(body, "filename"), "/tmp/corpusB/work/cprog/cprog");
+    assert_eq!(value(find(body, "sample_id"), "time"), "3436701293997");
+}

@@ -15,6 +15,7 @@
 //! Layout notes: `shared/formats/linux-perf-data.md`.
 
 pub mod attr;
+mod dump;
 pub mod features;
 mod file;
 pub mod record;

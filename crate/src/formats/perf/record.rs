@@ -200,6 +200,7 @@ pub(crate) const HEADER_BUILD_ID: u32 = 67;
 pub(crate) const FINISHED_ROUND: u32 = 68;
 pub(crate) const AUXTRACE: u32 = 71;
 pub(crate) const EVENT_UPDATE: u32 = 78;
+pub(crate) const TIME_CONV: u32 = 79;
 pub(crate) const HEADER_FEATURE: u32 = 80;
 pub(crate) const COMPRESSED: u32 = 81;
 pub(crate) const FINISHED_INIT: u32 = 82;

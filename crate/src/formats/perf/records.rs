@@ -167,6 +167,7 @@ pub fn expand(data: &[u8], endian: Endian, deferred: &Deferred) -> Result<Vec<No
     }
     let len = deferred.end.saturating_sub(deferred.start);
     let mut r = Reader::new(data, endian).sub_at(deferred.start, len, "record block")?;
+    let layouts = super::dump::Layouts::read(data, endian);
     let mut nodes = Vec::new();
     let mut index = deferred.first;
     while !r.is_empty() {
@@ -174,11 +175,20 @@ pub fn expand(data: &[u8], endian: Endian, deferred: &Deferred) -> Result<Vec<No
         let extent = next_extent(&mut r)?;
         let mut f = Fields::new(&mut fields_reader);
         f.u32("type")?;
-        f.u16("misc")?;
+        let misc = f.u16("misc")?;
         f.u16("size")?;
         let body_len = u64::from(extent.size).saturating_sub(8);
         if body_len > 0 {
-            f.bytes(body_len, "body")?;
+            let body_start = f.reader.offset();
+            let body = f.reader.sub(body_len, "record body")?;
+            // A body whose fields do not decode is still shown, as bytes.
+            let fields = super::dump::body_fields(&layouts, extent.kind, misc, body).ok().filter(|n| !n.is_empty());
+            let mut node = Node::new("body", body_start, body_start.saturating_add(body_len));
+            if let Some(fields) = fields {
+                node = node.with_children(fields);
+                node.tile()?;
+            }
+            f.nodes.push(node);
         }
         if extent.trailing > 0 {
             f.bytes(extent.trailing, "payload")?;
