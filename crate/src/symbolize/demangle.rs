@@ -21,18 +21,17 @@ use cpp_demangle::DemangleOptions;
 /// `name` demangled the way perf shows it; borrowed when nothing changes (C names,
 /// names no demangler accepts).
 pub fn perf_name(name: &str) -> Cow<'_, str> {
-    // A synthesized PLT entry: the target's name, then `@plt`.
-    if let Some(target) = name.strip_suffix("@plt") {
-        return match demangle(target) {
-            Some(mut out) => {
-                out.push_str("@plt");
-                Cow::Owned(out)
-            }
-            None => Cow::Borrowed(name),
-        };
-    }
-    match demangle(name) {
-        Some(out) => Cow::Owned(out),
+    // A symbol version (`memcpy@@GLIBC_2.14`) or a synthesized PLT entry
+    // (`printf@plt`) follows the demangled name unchanged.
+    let (symbol, suffix) = match name.find('@').and_then(|at| name.split_at_checked(at)) {
+        Some(split) => split,
+        None => (name, ""),
+    };
+    match demangle(symbol) {
+        Some(mut out) => {
+            out.push_str(suffix);
+            Cow::Owned(out)
+        }
         None => Cow::Borrowed(name),
     }
 }
@@ -49,7 +48,54 @@ fn demangle(name: &str) -> Option<String> {
         return Some(out);
     }
     let symbol = cpp_demangle::Symbol::new(name.as_bytes()).ok()?;
-    symbol.demangle_with_options(&DemangleOptions::new().no_params().no_return_type()).ok()
+    let text = symbol.demangle_with_options(&DemangleOptions::new().no_params().no_return_type()).ok()?;
+    // Without parameters perf leaves out clone suffixes too: `foo.constprop.0` and
+    // `foo.cold` are `foo`.
+    let mut text = text.as_str();
+    while let Some(start) = text.strip_suffix(']').and_then(|t| t.rfind(" [clone ")) {
+        text = text.get(..start)?;
+    }
+    Some(literal_suffixes(text))
+}
+
+/// Integer literals in template arguments as perf (libiberty) writes them: `16u`,
+/// `5l`, `-2`, where `cpp_demangle` writes `(unsigned int)16`; other types keep the
+/// cast (`(char)97`).
+fn literal_suffixes(text: &str) -> String {
+    const SUFFIXES: [(&str, &str); 6] = [
+        ("(int)", ""),
+        ("(unsigned int)", "u"),
+        ("(long)", "l"),
+        ("(unsigned long)", "ul"),
+        ("(long long)", "ll"),
+        ("(unsigned long long)", "ull"),
+    ];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((before, from)) = rest.find('(').and_then(|at| rest.split_at_checked(at)) {
+        out.push_str(before);
+        let literal = SUFFIXES.iter().find_map(|&(cast, suffix)| {
+            let after = from.strip_prefix(cast)?;
+            let digits = after.strip_prefix('-').unwrap_or(after);
+            let count = digits.bytes().take_while(u8::is_ascii_digit).count();
+            let number_len = after.len().checked_sub(digits.len())?.checked_add(count)?;
+            let (number, rest) = after.split_at_checked(number_len)?;
+            (count > 0).then_some((number, suffix, rest))
+        });
+        match literal {
+            Some((number, suffix, after)) => {
+                out.push_str(number);
+                out.push_str(suffix);
+                rest = after;
+            }
+            None => {
+                out.push('(');
+                rest = from.get(1..).unwrap_or_default();
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -66,5 +112,26 @@ mod tests {
         assert_eq!(perf_name("memmove@plt"), "memmove@plt");
         assert!(matches!(perf_name("main"), Cow::Borrowed("main")));
         assert_eq!(perf_name("_Zgarbage"), "_Zgarbage");
+        assert_eq!(perf_name("_Z3fooi@@VER_1"), "foo@@VER_1");
+        assert_eq!(perf_name("@"), "@");
+    }
+
+    /// `perf report --sort dso,sym` (perf 6.1) on a g++ 12 -O2 program whose hot
+    /// functions are clones and templates with integer arguments.
+    #[test]
+    fn clones_and_literals_as_perf_report_prints_them() {
+        assert_eq!(perf_name("_ZN12_GLOBAL__N_18local_fnEmi.constprop.0"), "(anonymous namespace)::local_fn");
+        assert_eq!(perf_name("_Z2tpIN1S2InEEmPKT_m.isra.0"), "tp<S::In>");
+        assert_eq!(perf_name("_Z4spinILj3ELln2ELc98EEmm"), "spin<3u, -2l, (char)98>");
+        assert_eq!(perf_name("_Z4spinILj16ELl5ELc97EEmm"), "spin<16u, 5l, (char)97>");
+        // `c++filt -p` (libiberty without DMGL_PARAMS, as perf calls it) for the rest.
+        assert_eq!(perf_name("_Z1fILx5EEvv"), "f<5ll>");
+        assert_eq!(perf_name("_Z1fILy5EEvv"), "f<5ull>");
+        assert_eq!(perf_name("_Z1fILm5EEvv"), "f<5ul>");
+        assert_eq!(perf_name("_Z1fILin5EEvv"), "f<-5>");
+        assert_eq!(perf_name("_Z1fILs5EEvv"), "f<(short)5>");
+        assert_eq!(perf_name("_Z1fILb1EEvv"), "f<true>");
+        assert_eq!(perf_name("_Z3fooi.cold"), "foo");
+        assert_eq!(literal_suffixes("a<(int)(long)-x, (unsigned int)"), "a<(int)(long)-x, (unsigned int)");
     }
 }
