@@ -18,9 +18,11 @@ pub mod attr;
 mod dump;
 pub mod features;
 mod file;
+pub mod machine;
 pub mod record;
 mod records;
 pub mod sample;
+pub mod script;
 mod zstd;
 
 pub use attr::Attr;

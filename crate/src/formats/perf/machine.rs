@@ -1,0 +1,418 @@
+//! perf's machine state, replayed record by record: threads and their names,
+//! and the address maps of each process and of the kernel.
+//!
+//! This follows perf 6.1's `util/machine.c`, `util/thread.c`, `util/map.c` and
+//! `util/maps.c`, so that an address resolves to the same map, and the same
+//! DSO-relative address, as `perf script` and `perf report` compute:
+//!
+//! - Threads are found by tid. A thread first seen in a sample or record is
+//!   named `:<tid>`; COMM renames it; FORK gives the child its parent's name
+//!   (when the parent was named by a COMM) and, for a new process, a copy of
+//!   the parent's maps. Threads of one process share the leader's maps. EXIT
+//!   only marks a thread: later records still find it. tid 0 is `swapper`.
+//! - MMAP and MMAP2 in kernel cpumode (perf's `[kernel.kallsyms]_text` and
+//!   modules) go to the kernel maps; the others to their process. A new map
+//!   cuts the parts of older maps it overlaps (`maps__fixup_overlappings`).
+//! - `map_ip` (the DSO-relative address): `addr - start + pgoff` for file maps,
+//!   `addr - start` for `[vdso]` (perf sets its pgoff to 0), `addr` itself for
+//!   anonymous memory (`//anon`, `/dev/zero`, `/anon_hugepage`, `MAP_HUGETLB`)
+//!   and for `[stack…`, `[heap]` and `/SYSV…`, and `addr` for kernel maps
+//!   (perf prints kernel addresses absolute). Executable anonymous maps are
+//!   named `/tmp/perf-<pid>.map`, where JITs write their symbols.
+//!
+//! Apply records in [`PerfData::time_order`], as perf does.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::record::{misc, Mmap, MmapFile, Record, RecordAt, Task};
+use super::PerfData;
+
+/// `PROT_EXEC` of an MMAP2's `prot`.
+const PROT_EXEC: u32 = 4;
+/// `PERF_RECORD_MISC_FORK_EXEC`: a FORK perf synthesized for a running task.
+const FORK_EXEC: u16 = 1 << 13;
+/// `MAP_HUGETLB` of an MMAP2's `flags`: perf treats such maps as anonymous.
+const MAP_HUGETLB: u32 = 0x40000;
+
+/// How perf turns an address in a map into a DSO-relative one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapKind {
+    /// A mapped file: `addr - start + pgoff`.
+    File,
+    /// `[vdso]`: `addr - start`.
+    Vdso,
+    /// Anonymous memory, stack, heap, SysV shared memory: `addr`.
+    Anon,
+    /// The kernel and its modules: `addr`.
+    Kernel,
+}
+
+/// One mapping, `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Map {
+    pub start: u64,
+    pub end: u64,
+    pub pgoff: u64,
+    pub kind: MapKind,
+    /// Index into the machine's DSO table.
+    pub dso: usize,
+}
+
+impl Map {
+    /// perf's `map->map_ip`: the address inside the DSO.
+    pub fn map_ip(&self, addr: u64) -> u64 {
+        match self.kind {
+            MapKind::File | MapKind::Vdso => addr.wrapping_sub(self.start).wrapping_add(self.pgoff),
+            MapKind::Anon | MapKind::Kernel => addr,
+        }
+    }
+
+    fn contains(&self, addr: u64) -> bool {
+        self.start <= addr && addr < self.end
+    }
+}
+
+/// A mapped object, named as perf names it, with its build id when the file
+/// (MMAP2 with a build id, or the BUILD_ID feature) gave one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dso {
+    pub name: Vec<u8>,
+    pub build_id: Option<Vec<u8>>,
+}
+
+/// A thread as perf knows it.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    /// -1 until a record says which process the thread belongs to.
+    pub pid: i32,
+    pub tid: i32,
+    /// The current name (`:<tid>` until a COMM or FORK names it).
+    pub comm: Vec<u8>,
+    /// Whether a COMM (or an inherited name) set `comm`.
+    pub comm_set: bool,
+    pub exited: bool,
+    /// Index of the thread's address space in [`Machine::maps_of`].
+    pub maps: usize,
+}
+
+/// What an address resolved to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resolved<'m> {
+    pub map: Map,
+    /// The DSO's file name (or `[vdso]`, `[kernel.kallsyms]_text`, `//anon`, ...).
+    pub filename: &'m [u8],
+    pub build_id: Option<&'m [u8]>,
+    /// perf's `map_ip`: the address inside the DSO (see [`Map::map_ip`]).
+    pub dso_relative: u64,
+}
+
+/// The address maps of one process, sorted by start, never overlapping.
+#[derive(Clone, Debug, Default)]
+pub struct Maps {
+    maps: Vec<Map>,
+}
+
+impl Maps {
+    pub fn iter(&self) -> impl Iterator<Item = &Map> + '_ {
+        self.maps.iter()
+    }
+
+    /// perf's `maps__find`: the map holding `addr`.
+    pub fn find(&self, addr: u64) -> Option<&Map> {
+        let after = self.maps.partition_point(|m| m.start <= addr);
+        after.checked_sub(1).and_then(|i| self.maps.get(i)).filter(|m| m.contains(addr))
+    }
+
+    /// Inserts `map`, first cutting what it overlaps out of the maps already there
+    /// (perf's `maps__fixup_overlappings`: the parts before and after survive, the
+    /// part after with its file offset moved along).
+    fn insert(&mut self, map: Map) {
+        // Maps are disjoint and sorted, so their ends are sorted too.
+        let first = self.maps.partition_point(|m| m.end <= map.start);
+        let last = self.maps.partition_point(|m| m.start < map.end).max(first);
+        let mut pieces: Vec<Map> = Vec::new();
+        for old in self.maps.get(first..last).unwrap_or(&[]) {
+            if old.start < map.start {
+                pieces.push(Map { end: map.start, ..*old });
+            }
+            pieces.push(map);
+            if map.end < old.end {
+                let moved = map.end.wrapping_sub(old.start);
+                pieces.push(Map { start: map.end, pgoff: old.pgoff.wrapping_add(moved), ..*old });
+            }
+        }
+        if first == last {
+            pieces.push(map);
+        }
+        pieces.dedup();
+        // An empty map (len 0) can never hold an address: leave it out, as a
+        // lookup could never find it.
+        pieces.retain(|m| m.start < m.end);
+        self.maps.splice(first..last, pieces);
+    }
+}
+
+/// Threads, maps and DSOs, as perf has them after the records applied so far.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    threads: BTreeMap<i32, Thread>,
+    maps: Vec<Maps>,
+    kernel: Vec<Map>,
+    dsos: Vec<Dso>,
+    dso_index: BTreeMap<Vec<u8>, usize>,
+}
+
+impl Machine {
+    /// An empty machine that knows the build ids of `perf`'s BUILD_ID feature
+    /// (matched to maps by file name, as perf does).
+    pub fn new(perf: &PerfData<'_>) -> Machine {
+        let mut machine = Machine {
+            threads: BTreeMap::new(),
+            maps: Vec::new(),
+            kernel: Vec::new(),
+            dsos: Vec::new(),
+            dso_index: BTreeMap::new(),
+        };
+        for entry in &perf.features.build_ids {
+            let dso = machine.dso(super::record::c_string(&entry.filename));
+            if let Some(d) = machine.dsos.get_mut(dso) {
+                d.build_id = Some(entry.build_id.clone());
+            }
+        }
+        // perf registers the idle task before it reads any record.
+        let idle = machine.findnew(0, 0);
+        if let Some(t) = machine.threads.get_mut(&idle) {
+            t.comm = b"swapper".to_vec();
+            t.comm_set = true;
+        }
+        machine
+    }
+
+    /// Applies one record: COMM, FORK, EXIT, MMAP, MMAP2 change the state; a
+    /// sample makes its thread known (perf creates threads on first sight).
+    pub fn apply(&mut self, record: &RecordAt<'_>) {
+        match &record.record {
+            Record::Comm { pid, tid, comm } => {
+                let tid = self.findnew(*pid as i32, *tid as i32);
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.comm.clear();
+                    t.comm.extend_from_slice(super::record::c_string(comm));
+                    t.comm_set = true;
+                }
+            }
+            Record::Fork(task) => self.fork(task, record.header.misc),
+            Record::Exit(task) => {
+                if let Some(t) = self.threads.get_mut(&(task.tid as i32)) {
+                    t.exited = true;
+                }
+            }
+            Record::Mmap(mmap) => self.mmap(mmap, record.header.misc),
+            Record::Sample(s) => {
+                let pid = s.pid.map_or(-1, |p| p as i32);
+                let tid = s.tid.map_or(-1, |t| t as i32);
+                self.findnew(pid, tid);
+            }
+            _ => {}
+        }
+    }
+
+    /// The thread with this tid, if any record named it.
+    pub fn thread(&self, tid: i32) -> Option<&Thread> {
+        self.threads.get(&tid)
+    }
+
+    pub fn threads(&self) -> impl Iterator<Item = &Thread> + '_ {
+        self.threads.values()
+    }
+
+    /// An address space, by [`Thread::maps`].
+    pub fn maps_of(&self, index: usize) -> Option<&Maps> {
+        self.maps.get(index)
+    }
+
+    pub fn dsos(&self) -> &[Dso] {
+        &self.dsos
+    }
+
+    /// Where `addr` lies, for a sample or frame of process `pid` in `cpumode`
+    /// (`misc::USER`, `misc::KERNEL`, ...): kernel cpumode looks in the kernel
+    /// maps, user cpumode in the process's maps; others (hypervisor, guests,
+    /// whose machines perf keeps apart) resolve to nothing.
+    pub fn resolve(&self, pid: i32, cpumode: u16, addr: u64) -> Option<Resolved<'_>> {
+        let maps = self.threads.get(&pid).map(|t| t.maps);
+        self.resolve_in(maps, cpumode, addr)
+    }
+
+    /// [`Machine::resolve`] in a known address space ([`Thread::maps`]).
+    pub fn resolve_in(&self, maps: Option<usize>, cpumode: u16, addr: u64) -> Option<Resolved<'_>> {
+        let map = match cpumode {
+            misc::KERNEL => self.kernel_map(addr)?,
+            misc::USER => self.maps.get(maps?)?.find(addr)?,
+            _ => return None,
+        };
+        let dso = self.dsos.get(map.dso)?;
+        Some(Resolved {
+            map: *map,
+            filename: &dso.name,
+            build_id: dso.build_id.as_deref(),
+            dso_relative: map.map_ip(addr),
+        })
+    }
+
+    /// perf's `map_ip` for `addr` in the user maps of the address space `maps`,
+    /// or `None` when no user map holds it. The one lookup `perf script` makes
+    /// per call-chain frame, kept cheap.
+    pub fn user_map_ip(&self, maps: usize, addr: u64) -> Option<u64> {
+        self.maps.get(maps)?.find(addr).map(|m| m.map_ip(addr))
+    }
+
+    /// The smallest kernel map holding `addr` (modules lie inside the range the
+    /// kernel's own map claims).
+    fn kernel_map(&self, addr: u64) -> Option<&Map> {
+        self.kernel.iter().filter(|m| m.contains(addr)).min_by_key(|m| m.end.wrapping_sub(m.start))
+    }
+
+    /// perf's `machine__findnew_thread`: the thread `tid`, created when new (with
+    /// its process leader, whose maps it shares); a thread known without a pid
+    /// joins its process now.
+    fn findnew(&mut self, pid: i32, tid: i32) -> i32 {
+        if let Some(t) = self.threads.get(&tid) {
+            if t.pid == -1 && pid != -1 && pid != tid {
+                let leader_maps = self.leader_maps(pid);
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.pid = pid;
+                    t.maps = leader_maps;
+                }
+            } else if t.pid == -1 && pid != -1 {
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.pid = pid;
+                }
+            }
+            return tid;
+        }
+        let maps = if pid == tid || pid == -1 { self.new_maps(Maps::default()) } else { self.leader_maps(pid) };
+        let mut comm = Vec::new();
+        comm.push(b':');
+        push_decimal(&mut comm, tid);
+        self.threads.insert(tid, Thread { pid, tid, comm, comm_set: false, exited: false, maps });
+        tid
+    }
+
+    fn leader_maps(&mut self, pid: i32) -> usize {
+        let leader = self.findnew(pid, pid);
+        self.threads.get(&leader).map_or(0, |t| t.maps)
+    }
+
+    fn new_maps(&mut self, maps: Maps) -> usize {
+        self.maps.push(maps);
+        self.maps.len().saturating_sub(1)
+    }
+
+    /// perf's `machine__process_fork_event`.
+    fn fork(&mut self, task: &Task, header_misc: u16) {
+        let (pid, tid, ppid, ptid) = (task.pid as i32, task.tid as i32, task.ppid as i32, task.ptid as i32);
+        let parent = self.findnew(ppid, ptid);
+        // A thread under the parent's tid that belongs to another process is
+        // stale (its EXIT or FORK was lost): perf drops it.
+        if self.threads.get(&parent).is_some_and(|p| p.pid != ppid) {
+            self.threads.remove(&parent);
+            self.findnew(ppid, ptid);
+        }
+        self.threads.remove(&tid);
+        let child = self.findnew(pid, tid);
+        let Some(parent) = self.threads.get(&ptid).cloned() else { return };
+        if parent.comm_set {
+            if let Some(c) = self.threads.get_mut(&child) {
+                c.comm.clone_from(&parent.comm);
+                c.comm_set = true;
+            }
+        }
+        // A new process gets a copy of its parent's maps, except for the FORKs
+        // perf synthesizes for tasks already running (FORK_EXEC misc bit), whose
+        // maps follow as MMAP2 records.
+        let child_pid = self.threads.get(&child).map_or(pid, |c| c.pid);
+        if child_pid != parent.pid && header_misc & FORK_EXEC == 0 {
+            let copy = self.maps.get(parent.maps).cloned().unwrap_or_default();
+            if let Some(target) = self.threads.get(&child).map(|c| c.maps) {
+                if target != parent.maps {
+                    if let Some(m) = self.maps.get_mut(target) {
+                        for map in copy.maps {
+                            m.insert(map);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// perf's `machine__process_mmap2_event` (and the MMAP one).
+    fn mmap(&mut self, mmap: &Mmap<'_>, header_misc: u16) {
+        let cpumode = header_misc & misc::CPUMODE_MASK;
+        let name = super::record::c_string(mmap.filename);
+        let end = mmap.addr.saturating_add(mmap.len);
+        if matches!(cpumode, misc::GUEST_KERNEL | misc::GUEST_USER) {
+            return;
+        }
+        if cpumode == misc::KERNEL {
+            let dso = self.dso(name);
+            self.set_build_id(dso, &mmap.file);
+            self.kernel.push(Map { start: mmap.addr, end, pgoff: mmap.pgoff, kind: MapKind::Kernel, dso });
+            return;
+        }
+        let tid = self.findnew(mmap.pid as i32, mmap.tid as i32);
+        let Some(thread) = self.threads.get(&tid) else { return };
+        let (pid, maps) = (thread.pid, thread.maps);
+        // Plain MMAP has no prot: perf takes it as executable unless the record
+        // says it maps data.
+        let prot = mmap.prot.unwrap_or(if header_misc & misc::MMAP_DATA != 0 { 0 } else { PROT_EXEC });
+        let flags = mmap.flags.unwrap_or(0);
+        let anon = name == b"//anon"
+            || name.starts_with(b"/dev/zero")
+            || name.starts_with(b"/anon_hugepage")
+            || flags & MAP_HUGETLB != 0;
+        let no_dso = name.starts_with(b"[stack") || name.starts_with(b"/SYSV") || name == b"[heap]";
+        let (kind, pgoff, dso) = if anon || no_dso {
+            let dso = if prot & PROT_EXEC != 0 {
+                let mut jit = b"/tmp/perf-".to_vec();
+                push_decimal(&mut jit, pid);
+                jit.extend_from_slice(b".map");
+                self.dso(&jit)
+            } else {
+                self.dso(name)
+            };
+            (MapKind::Anon, mmap.pgoff, dso)
+        } else if name == b"[vdso]" {
+            (MapKind::Vdso, 0, self.dso(name))
+        } else {
+            (MapKind::File, mmap.pgoff, self.dso(name))
+        };
+        self.set_build_id(dso, &mmap.file);
+        if let Some(m) = self.maps.get_mut(maps) {
+            m.insert(Map { start: mmap.addr, end, pgoff, kind, dso });
+        }
+    }
+
+    fn dso(&mut self, name: &[u8]) -> usize {
+        if let Some(&i) = self.dso_index.get(name) {
+            return i;
+        }
+        self.dsos.push(Dso { name: name.to_vec(), build_id: None });
+        let i = self.dsos.len().saturating_sub(1);
+        self.dso_index.insert(name.to_vec(), i);
+        i
+    }
+
+    fn set_build_id(&mut self, dso: usize, file: &MmapFile<'_>) {
+        if let (MmapFile::BuildId(id), Some(d)) = (file, self.dsos.get_mut(dso)) {
+            d.build_id = Some(id.to_vec());
+        }
+    }
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, n: i32) {
+    let mut buf = [0u8; 24];
+    let text = super::script::format_decimal(&mut buf, i64::from(n));
+    out.extend_from_slice(text);
+}

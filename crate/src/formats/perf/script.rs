@@ -1,0 +1,352 @@
+//! `perf script` text, byte for byte as perf 6.1 prints it, for two field sets.
+//!
+//! Samples are printed in perf's delivery order ([`PerfData::time_order`]) while
+//! a [`Machine`] replays the other records, which gives the thread names and the
+//! maps call-chain frames resolve in. The rules, from perf 6.1's
+//! `builtin-script.c` (`perf_sample__fprintf_start`, `process_event`,
+//! `perf_sample__fprintf_brstack`), `util/evsel_fprintf.c`
+//! (`sample__fprintf_callchain`), `util/machine.c`
+//! (`thread__resolve_callchain_sample`) and `util/branch.c`:
+//!
+//! ```text
+//! comm          "%16s " — or "%s " when the event records call chains
+//! pid/tid       "%5d/%-5d "
+//! time          "%12s: " of "<s>.<µs, 6 digits>", nanoseconds truncated
+//! period        "%10lu "
+//! event         "%*s: ", width = the longest event name in the file
+//! ip            " %16lx" (absolute) — or, with a call chain, "\n" and then per
+//!               frame "\t%16lx\n", user frames DSO-relative (map_ip), kernel
+//!               and unresolved frames absolute; context markers switch the
+//!               cpumode; at most 127 frames; an unknown marker empties the chain
+//! brstack       per entry " 0x%lx/0x%lx/%c/%c/%c/%d/%s ": M, P or -; X or -;
+//!               A or -; cycles; branch type name ("" when unknown)
+//! end           "\n"
+//! ```
+//!
+//! In pipe mode perf also turns on symbol names for events with call chains
+//! (`process_attr`); without the binaries every frame's name is `[unknown]`.
+
+use alloc::vec::Vec;
+
+use super::attr::sample_type as st;
+use super::machine::Machine;
+use super::record::{misc, Record};
+use super::sample::{BranchEntry, Sample, CONTEXT_HV, CONTEXT_KERNEL, CONTEXT_MAX, CONTEXT_USER};
+use super::PerfData;
+use crate::error::Error;
+
+/// Which `perf script -F` field set to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScriptFields {
+    /// `-F comm,pid,tid,time,period,event,ip`, with call chains when recorded.
+    Samples,
+    /// `-F ip,brstack`.
+    Brstack,
+}
+
+/// Why [`write_script`] stopped: the input, or the sink.
+#[derive(Debug)]
+pub enum ScriptError<E> {
+    Decode(Error),
+    Sink(E),
+}
+
+impl<E> From<Error> for ScriptError<E> {
+    fn from(e: Error) -> Self {
+        ScriptError::Decode(e)
+    }
+}
+
+/// perf's `PERF_MAX_STACK_DEPTH`, the default `--max-stack` of `perf script`.
+const MAX_STACK: usize = 127;
+/// Output is handed to the sink in pieces of about this size.
+const CHUNK: usize = 1 << 16;
+
+/// Prints `perf script` text for `perf`, handing it to `sink` in chunks of
+/// about 64 KiB (so that outputs of gigabytes never sit in memory).
+pub fn write_script<E>(
+    perf: &PerfData<'_>,
+    fields: ScriptFields,
+    mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), ScriptError<E>> {
+    let order = perf.time_order()?;
+    let mut machine = Machine::new(perf);
+    let printer = Printer::new(perf, fields);
+    let mut out: Vec<u8> = Vec::with_capacity(CHUNK.saturating_add(4096));
+    for position in order {
+        let record = perf.record_at(position)?;
+        machine.apply(&record);
+        if let Record::Sample(sample) = &record.record {
+            printer.sample(&machine, sample, &mut out);
+            if out.len() >= CHUNK {
+                sink(&out).map_err(ScriptError::Sink)?;
+                out.clear();
+            }
+        }
+    }
+    if !out.is_empty() {
+        sink(&out).map_err(ScriptError::Sink)?;
+    }
+    Ok(())
+}
+
+/// The whole text in memory, for tests and small inputs.
+pub fn script_bytes(perf: &PerfData<'_>, fields: ScriptFields) -> Result<Vec<u8>, Error> {
+    let mut all = Vec::new();
+    write_script(perf, fields, |chunk| {
+        all.extend_from_slice(chunk);
+        Ok::<(), core::convert::Infallible>(())
+    })
+    .map_err(|e| match e {
+        ScriptError::Decode(e) => e,
+        ScriptError::Sink(never) => match never {},
+    })?;
+    Ok(all)
+}
+
+/// What stays the same for every sample of a file.
+struct Printer<'p> {
+    fields: ScriptFields,
+    /// Per event: its name, and whether perf prints its call chains.
+    events: Vec<(&'p [u8], bool)>,
+    name_width: usize,
+    /// Pipe mode: perf adds the `sym` field to events with call chains.
+    sym: bool,
+}
+
+impl<'p> Printer<'p> {
+    fn new(perf: &'p PerfData<'_>, fields: ScriptFields) -> Self {
+        // perf turns call chains off when no event of a file records them; in
+        // pipe mode it cannot know in advance and leaves them on.
+        let use_callchain = perf.pipe || perf.events.iter().any(|e| e.attr.has(st::CALLCHAIN));
+        let events =
+            perf.events.iter().map(|e| (e.name.as_bytes(), use_callchain && e.attr.has(st::CALLCHAIN))).collect();
+        let name_width = perf.events.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        let combined = perf.events.iter().fold(0u64, |acc, e| acc | e.attr.sample_type);
+        let sym = perf.pipe
+            && (combined & (st::CALLCHAIN | st::BRANCH_STACK) != 0
+                || combined & (st::REGS_USER | st::STACK_USER) == st::REGS_USER | st::STACK_USER);
+        Printer { fields, events, name_width, sym }
+    }
+
+    fn sample(&self, machine: &Machine, s: &Sample<'_>, out: &mut Vec<u8>) {
+        let (name, chain) = self.events.get(s.event).copied().unwrap_or((b"[unknown]", false));
+        let pid = s.pid.map_or(-1, |p| p as i32);
+        let tid = s.tid.map_or(-1, |t| t as i32);
+        let thread = machine.thread(tid);
+        if self.fields == ScriptFields::Samples {
+            let comm: &[u8] = thread.map_or(b":-1", |t| &t.comm);
+            if !chain {
+                pad(out, 16, comm.len());
+            }
+            out.extend_from_slice(comm);
+            out.push(b' ');
+            let mut buf = [0u8; 24];
+            let text = format_decimal(&mut buf, i64::from(pid));
+            pad(out, 5, text.len());
+            out.extend_from_slice(text);
+            out.push(b'/');
+            let text = format_decimal(&mut buf, i64::from(tid));
+            out.extend_from_slice(text);
+            pad(out, 5, text.len());
+            out.push(b' ');
+            time(out, s.time.unwrap_or(0));
+            out.extend_from_slice(b": ");
+            let text = format_unsigned(&mut buf, s.period.unwrap_or(0));
+            pad(out, 10, text.len());
+            out.extend_from_slice(text);
+            out.push(b' ');
+            pad(out, self.name_width, name.len());
+            out.extend_from_slice(name);
+            out.extend_from_slice(b": ");
+        }
+        match s.callchain.filter(|_| chain) {
+            Some(ips) => {
+                out.push(b'\n');
+                let maps = thread.map(|t| t.maps);
+                let start = out.len();
+                let mut cpumode = misc::USER;
+                let mut frames = 0usize;
+                for ip in ips.iter() {
+                    if frames >= MAX_STACK {
+                        break;
+                    }
+                    if ip >= CONTEXT_MAX {
+                        cpumode = match ip {
+                            CONTEXT_HV => misc::HYPERVISOR,
+                            CONTEXT_KERNEL => misc::KERNEL,
+                            CONTEXT_USER => misc::USER,
+                            _ => {
+                                // perf takes the chain for corrupt and drops it.
+                                out.truncate(start);
+                                break;
+                            }
+                        };
+                        continue;
+                    }
+                    frames = frames.saturating_add(1);
+                    let shown = match (cpumode, maps) {
+                        (misc::USER, Some(maps)) => machine.user_map_ip(maps, ip).unwrap_or(ip),
+                        _ => ip,
+                    };
+                    out.push(b'\t');
+                    hex16(out, shown);
+                    if self.sym {
+                        out.extend_from_slice(b" [unknown]");
+                    }
+                    out.push(b'\n');
+                }
+            }
+            None => {
+                out.push(b' ');
+                hex16(out, s.ip.unwrap_or(0));
+                if self.sym && chain {
+                    out.extend_from_slice(b" [unknown]");
+                }
+            }
+        }
+        if self.fields == ScriptFields::Brstack {
+            if let Some(stack) = &s.branch_stack {
+                for entry in stack.iter() {
+                    branch(out, &entry);
+                }
+            }
+        }
+        out.push(b'\n');
+    }
+}
+
+/// One `brstack` entry: `" 0x%lx/0x%lx/%c/%c/%c/%d/%s "`.
+fn branch(out: &mut Vec<u8>, e: &BranchEntry) {
+    let f = e.flags;
+    let mut buf = [0u8; 24];
+    out.extend_from_slice(b" 0x");
+    out.extend_from_slice(format_hex(&mut buf, e.from));
+    out.extend_from_slice(b"/0x");
+    out.extend_from_slice(format_hex(&mut buf, e.to));
+    out.push(b'/');
+    out.push(if f.predicted() {
+        b'P'
+    } else if f.mispredicted() {
+        b'M'
+    } else {
+        b'-'
+    });
+    out.push(b'/');
+    out.push(if f.in_tx() { b'X' } else { b'-' });
+    out.push(b'/');
+    out.push(if f.abort() { b'A' } else { b'-' });
+    out.push(b'/');
+    out.extend_from_slice(format_unsigned(&mut buf, u64::from(f.cycles())));
+    out.push(b'/');
+    out.extend_from_slice(branch_type_name(f.branch_type(), f.new_type()));
+    out.push(b' ');
+}
+
+/// perf 6.1's `get_branch_type`: nothing for an unknown type, the extended
+/// type's name for `PERF_BR_EXTEND_ABI` (glibc prints a missing one as
+/// `(null)`).
+pub fn branch_type_name(kind: u8, new_type: u8) -> &'static [u8] {
+    const NAMES: [&[u8]; 15] = [
+        b"",
+        b"COND",
+        b"UNCOND",
+        b"IND",
+        b"CALL",
+        b"IND_CALL",
+        b"RET",
+        b"SYSCALL",
+        b"SYSRET",
+        b"COND_CALL",
+        b"COND_RET",
+        b"ERET",
+        b"IRQ",
+        b"SERROR",
+        b"NO_TX",
+    ];
+    const NEW_NAMES: [&[u8]; 8] =
+        [b"FAULT_ALGN", b"FAULT_DATA", b"FAULT_INST", b"ARCH_1", b"ARCH_2", b"ARCH_3", b"ARCH_4", b"ARCH_5"];
+    match NAMES.get(usize::from(kind)) {
+        Some(name) => name,
+        None => NEW_NAMES.get(usize::from(new_type)).copied().unwrap_or(b"(null)"),
+    }
+}
+
+/// `"%12s"` of perf's `timestamp__scnprintf_usec`: seconds, a dot, six digits of
+/// microseconds (the nanoseconds truncated).
+fn time(out: &mut Vec<u8>, nanos: u64) {
+    let secs = nanos / 1_000_000_000;
+    let micros = nanos % 1_000_000_000 / 1_000;
+    let mut buf = [0u8; 24];
+    let s = format_unsigned(&mut buf, secs);
+    let len = s.len().saturating_add(7);
+    pad(out, 12, len);
+    out.extend_from_slice(s);
+    out.push(b'.');
+    let mut digits = [b'0'; 6];
+    let mut m = micros;
+    for d in digits.iter_mut().rev() {
+        *d = b'0'.wrapping_add((m % 10) as u8);
+        m /= 10;
+    }
+    out.extend_from_slice(&digits);
+}
+
+/// Spaces that right-align a `len`-byte field in `width`.
+fn pad(out: &mut Vec<u8>, width: usize, len: usize) {
+    out.resize(out.len().saturating_add(width.saturating_sub(len)), b' ');
+}
+
+/// `"%16lx"`.
+fn hex16(out: &mut Vec<u8>, n: u64) {
+    let mut buf = [0u8; 24];
+    let text = format_hex(&mut buf, n);
+    pad(out, 16, text.len());
+    out.extend_from_slice(text);
+}
+
+/// `n` in lowercase hex, without leading zeros, at the end of `buf`.
+pub fn format_hex(buf: &mut [u8; 24], mut n: u64) -> &[u8] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut at = buf.len();
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(b) = buf.get_mut(at) {
+            *b = DIGITS.get((n & 15) as usize).copied().unwrap_or(b'0');
+        }
+        n >>= 4;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    buf.get(at..).unwrap_or(&[])
+}
+
+/// `n` in decimal at the end of `buf`.
+pub fn format_unsigned(buf: &mut [u8; 24], mut n: u64) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(b) = buf.get_mut(at) {
+            *b = b'0'.wrapping_add((n % 10) as u8);
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    buf.get(at..).unwrap_or(&[])
+}
+
+/// `n` in decimal, with a minus sign when negative, at the end of `buf`.
+pub fn format_decimal(buf: &mut [u8; 24], n: i64) -> &[u8] {
+    let len = format_unsigned(buf, n.unsigned_abs()).len();
+    let mut at = buf.len().saturating_sub(len);
+    if n < 0 {
+        at = at.saturating_sub(1);
+        if let Some(b) = buf.get_mut(at) {
+            *b = b'-';
+        }
+    }
+    buf.get(at..).unwrap_or(&[])
+}
