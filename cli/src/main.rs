@@ -6,15 +6,20 @@
 //! pgolens export FILE --to proftext [--binary ELF]
 //!                               a raw or indexed instrprof profile as `llvm-profdata merge --text`
 //!                               writes it; ELF: the instrumented binary of a correlated raw profile
+//! pgolens export FILE --to perf-script | perf-script-brstack
+//!                               a perf.data as `perf script -F comm,pid,tid,time,period,event,ip`
+//!                               (or `-F ip,brstack`) prints it
 //! ```
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use pgolens::dump::{write_json, write_text};
+use pgolens::formats::perf::script::{write_script, ScriptError, ScriptFields};
+use pgolens::formats::perf::PerfData;
 use pgolens::{Detection, Node};
 
-const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]";
+const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -137,6 +142,20 @@ fn print_json(data: &[u8], det: &Detection, node: &Node, out: &mut impl Write) -
     out.write_all(b"}").map_err(io_error)
 }
 
+/// `perf script -F comm,pid,tid,time,period,event,ip` (or `-F ip,brstack`) text of
+/// a perf.data, streamed: it is several times the size of the file.
+fn export_perf_script(path: &str, fields: ScriptFields) -> Result<(), String> {
+    let bytes = map(path)?;
+    let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match write_script(&perf, fields, |chunk| out.write_all(chunk)) {
+        Ok(()) => out.flush().map_err(io_error),
+        Err(ScriptError::Decode(e)) => Err(format!("{path}: {e}")),
+        Err(ScriptError::Sink(e)) => Err(io_error(e)),
+    }
+}
+
 fn export(args: &[String]) -> Result<(), String> {
     let mut file = None;
     let mut to = None;
@@ -151,8 +170,11 @@ fn export(args: &[String]) -> Result<(), String> {
         }
     }
     let (Some(path), Some(to)) = (file, to) else { return Err(USAGE.to_string()) };
-    if to != "proftext" {
-        return Err(format!("cannot export to {to}: the only target is proftext"));
+    match to.as_str() {
+        "proftext" => {}
+        "perf-script" => return export_perf_script(path, ScriptFields::Samples),
+        "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack),
+        _ => return Err(format!("cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack")),
     }
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
