@@ -19,6 +19,7 @@ mod dump;
 pub mod features;
 mod file;
 pub mod machine;
+pub mod perf2bolt;
 pub mod record;
 mod records;
 pub mod sample;

@@ -1,0 +1,439 @@
+//! perf2bolt's LBR aggregation (BOLT 22, `bolt/lib/Profile/DataAggregator.cpp`):
+//! perf.data with branch stacks + the profiled binary → the fdata that
+//! `perf2bolt BINARY -p perf.data -o OUT.fdata` writes.
+//!
+//! perf2bolt reads perf.data through `perf script`; here the same facts come from the
+//! decoded records:
+//!
+//! 1. **Mappings** (`--show-mmap-events`): MMAP2 records of a file whose base name is
+//!    the binary's (or the name perf.data's BUILD_ID feature gives the binary's build
+//!    id). For an `ET_EXEC` binary a mapping counts only if an executable `PT_LOAD`
+//!    starts within one alignment above it; otherwise the load base comes from the
+//!    executable segment at the mapping's file offset. One mapping per pid (the first);
+//!    its size grows to cover later ones. FORK (with a time) copies the parent's
+//!    mapping to the child; COMM exec drops a forked child's.
+//! 2. **Branch stacks** (`-F pid,brstack`) of samples of a mapped pid: entries with an
+//!    address at or above `0xffff800000000000` are dropped; for a PIE the addresses
+//!    inside the mapping become binary addresses. Entries are most recent first: entry
+//!    `e[i]` gives the trace `(branch = e[i].from, from = e[i].to, to = e[i-1].from)`,
+//!    the newest `(.., to = BR_ONLY)`; each trace counts taken and mispredicted.
+//! 3. **Per trace**: unless `branch` is a return, the branch `branch → from` is
+//!    recorded, inside one function or between two (recursion to offset 0 is a
+//!    call); then the fall-through `from → to` is walked block by block in one function
+//!    ([`cfg`]), each block-to-next edge recorded from the block's last instruction.
+//! 4. **Memory** (`-F pid,event,addr,ip`, only when every event samples ADDR): samples
+//!    of events named `*mem-loads*`; the data address (rebased for a PIE, the ip is not)
+//!    named after the data symbol holding it, others dropped.
+//!
+//! Output lines: `1 FUNC OFF 1 FUNC OFF MISPREDS COUNT` (`0 [unknown] 0` for an end
+//! outside the binary's functions) and `4 FUNC OFF 4 OBJECT OFF COUNT`.
+
+pub mod binary;
+pub mod cfg;
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+use self::binary::Binary;
+use self::cfg::Cfg;
+use super::attr::sample_type;
+use super::record::{misc, Record};
+use super::PerfData;
+use crate::error::{Error, Result};
+
+/// perf2bolt's `KernelBaseAddr`: branch entries touching addresses from here on are
+/// interrupts into the kernel.
+pub const KERNEL_BASE: u64 = 0xffff_8000_0000_0000;
+/// `Trace::BR_ONLY`: the newest branch of a stack has no fall-through after it.
+const BR_ONLY: u64 = u64::MAX;
+const PERF_RECORD_MMAP2: u32 = 10;
+
+/// A place in the binary: a function (index into [`Binary::functions`]) and an
+/// offset, or unknown (written `0 [unknown] 0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Location {
+    pub function: Option<usize>,
+    pub offset: u64,
+}
+
+/// Counts of one branch or fall-through edge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub mispredicted: u64,
+    pub count: u64,
+}
+
+/// What perf2bolt prints while it works, as numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Pids the binary is mapped in.
+    pub pids: usize,
+    /// Samples of those pids, and their branch-stack entries.
+    pub samples: u64,
+    pub entries: u64,
+    /// Traces (weighted) whose fall-through could not be walked: in two functions, or
+    /// against the disassembly ("mismatching"), and outside any function ("out of range").
+    pub mismatching: u64,
+    pub out_of_range: u64,
+}
+
+/// The aggregated profile, ready to be written as fdata.
+#[derive(Debug)]
+pub struct Profile<'b> {
+    pub binary: &'b Binary<'b>,
+    /// Branches and fall-through edges.
+    pub branches: BTreeMap<(Location, Location), Counts>,
+    /// Memory accesses: (function, pc offset, object index, offset in the object) → count.
+    pub memory: BTreeMap<(usize, u64, usize, u64), u64>,
+    pub stats: Stats,
+}
+
+/// perf2bolt's `MMapInfo` of one process.
+#[derive(Clone, Copy, Debug)]
+struct Mapping {
+    address: u64,
+    size: u64,
+    base: u64,
+    forked: bool,
+}
+
+fn base_name(path: &[u8]) -> &[u8] {
+    path.rsplit(|&b| b == b'/').next().unwrap_or(path)
+}
+
+/// The mappings of the binary per pid (perf2bolt's `parseMMapEvents` + `parseTaskEvents`).
+fn mappings(perf: &PerfData<'_>, binary: &Binary<'_>, name: &[u8]) -> Result<BTreeMap<u32, Mapping>> {
+    // The name perf.data's build-id list gives the binary's build id, if any.
+    let mut build_id_name = None;
+    if let Some(id) = binary.build_id.filter(|id| !id.is_empty()) {
+        let entries = &perf.features.build_ids;
+        match entries.iter().find(|e| e.build_id.starts_with(id)) {
+            Some(e) => build_id_name = Some(base_name(&e.filename)),
+            None if !entries.is_empty() => {
+                return Err(Error::malformed(
+                    0,
+                    "the binary's build id in perf.data's build-id list (perf2bolt: failed to match build-id)",
+                ))
+            }
+            None => {}
+        }
+    }
+    let mut all: Vec<(&[u8], u32, u64, u64, u64)> = Vec::new();
+    for record in perf.records() {
+        let record = record?;
+        let Record::Mmap(m) = &record.record else { continue };
+        if record.header.kind != PERF_RECORD_MMAP2 || m.pid == u32::MAX {
+            continue;
+        }
+        // perf script prints the file name last; perf2bolt takes the last word.
+        let word = m.filename.rsplit(|&b| b == b' ').next().unwrap_or(m.filename);
+        if word.starts_with(b"//") || word.starts_with(b"[") {
+            continue;
+        }
+        all.push((base_name(word), m.pid, m.addr, m.len, m.pgoff));
+    }
+    let use_name = match build_id_name {
+        Some(other) if !all.iter().any(|m| m.0 == name) => other,
+        _ => name,
+    };
+    let mut mapped: BTreeMap<u32, Mapping> = BTreeMap::new();
+    for &(_, pid, address, len, pgoff) in all.iter().filter(|m| m.0 == use_name) {
+        let mut base = 0;
+        if binary.fixed_load_address {
+            let matches = binary
+                .segments
+                .iter()
+                .any(|s| s.executable && s.vaddr >= address && s.vaddr.wrapping_sub(address) < s.align);
+            if !matches && address != 0 {
+                continue;
+            }
+        } else {
+            let segment = binary.segments.iter().find(|s| {
+                let align = s.align.max(1);
+                s.executable && s.offset.checked_div(align) == pgoff.checked_div(align)
+            });
+            let Some(s) = segment else { continue };
+            base = address.wrapping_sub(s.vaddr.wrapping_sub(s.offset).wrapping_add(pgoff));
+        }
+        let entry = mapped.entry(pid).or_insert(Mapping { address, size: len, base, forked: false });
+        let size = address.wrapping_add(len).wrapping_sub(entry.base);
+        entry.size = entry.size.max(size);
+    }
+    if mapped.is_empty() {
+        return Err(Error::malformed(
+            0,
+            "a mapping of the binary in perf.data (perf2bolt: could not find a profile matching binary)",
+        ));
+    }
+    for record in perf.records() {
+        let record = record?;
+        match &record.record {
+            Record::Comm { pid, .. }
+                if record.header.misc & misc::COMM_EXEC != 0 && mapped.get(pid).is_some_and(|m| m.forked) =>
+            {
+                mapped.remove(pid);
+            }
+            Record::Fork(task) => {
+                if task.pid == task.ppid || record.time().unwrap_or(0) == 0 {
+                    continue;
+                }
+                if let Some(parent) = mapped.get(&task.ppid).copied() {
+                    mapped.entry(task.pid).or_insert(Mapping { forked: true, ..parent });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(mapped)
+}
+
+/// perf2bolt's `adjustAddress`: a PIE's runtime address → binary address.
+fn adjust(address: u64, m: &Mapping) -> u64 {
+    // As perf2bolt: the size counts from the load base but is added to the mapping start.
+    if address >= m.address && address.wrapping_sub(m.address) < m.size {
+        address.wrapping_sub(m.base)
+    } else if address < m.size {
+        u64::MAX
+    } else {
+        address
+    }
+}
+
+/// Aggregates the branch stacks and memory samples of `perf` for `binary`, whose file
+/// name (base name, as perf.data's mappings spell it) is `name`.
+pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -> Result<Profile<'b>> {
+    let mapped = mappings(perf, binary, base_name(name))?;
+    let rebase = !binary.fixed_load_address;
+    let memory_events = perf.events.iter().all(|e| e.attr.sample_type & sample_type::ADDR != 0);
+    let mut stats = Stats { pids: mapped.len(), ..Stats::default() };
+
+    let mut traces: BTreeMap<(u64, u64, u64), Counts> = BTreeMap::new();
+    let mut memory_samples: Vec<(u64, u64)> = Vec::new();
+    let mut stack: Vec<(u64, u64, bool)> = Vec::new();
+    for record in perf.records() {
+        let record = record?;
+        let Record::Sample(sample) = &record.record else { continue };
+        let Some(m) = sample.pid.and_then(|pid| mapped.get(&pid)) else { continue };
+        if let Some(branches) = &sample.branch_stack {
+            stats.samples = stats.samples.saturating_add(1);
+            stack.clear();
+            for e in branches.iter() {
+                stats.entries = stats.entries.saturating_add(1);
+                if e.from >= KERNEL_BASE || e.to >= KERNEL_BASE {
+                    continue;
+                }
+                let (from, to) = if rebase { (adjust(e.from, m), adjust(e.to, m)) } else { (e.from, e.to) };
+                stack.push((from, to, e.flags.mispredicted()));
+            }
+            let mut next_from = BR_ONLY;
+            for &(from, to, mispredicted) in &stack {
+                let c = traces.entry((from, to, next_from)).or_default();
+                c.count = c.count.saturating_add(1);
+                c.mispredicted = c.mispredicted.saturating_add(u64::from(mispredicted));
+                next_from = from;
+            }
+        }
+        let is_memory = perf.events.get(sample.event).is_some_and(|e| e.name.contains("mem-loads"));
+        if memory_events && is_memory {
+            let address = sample.addr.unwrap_or(0);
+            memory_samples.push((sample.ip.unwrap_or(0), if rebase { adjust(address, m) } else { address }));
+        }
+    }
+
+    let mut profile = Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), stats };
+    let mut cfgs: BTreeMap<usize, Option<Cfg>> = BTreeMap::new();
+    for (&(branch, from, to), &counts) in &traces {
+        let returns = cfg::is_return(binary, branch) && binary.function_at(branch).is_some();
+        if !returns {
+            profile.branch(branch, from, counts);
+        }
+        if to != BR_ONLY {
+            profile.trace(&mut cfgs, branch, from, to, counts.count, returns);
+        }
+    }
+    for (pc, address) in memory_samples {
+        let Some(f) = binary.function_at(pc) else { continue };
+        let Some(function) = binary.functions.get(f) else { continue };
+        let end = binary.objects.partition_point(|o| o.address <= address);
+        let object = (0..end)
+            .rev()
+            .take(4)
+            .find(|&i| binary.objects.get(i).is_some_and(|o| address.wrapping_sub(o.address) < o.size));
+        let Some(o) = object else { continue };
+        let base = binary.objects.get(o).map_or(0, |o| o.address);
+        let n =
+            profile.memory.entry((f, pc.wrapping_sub(function.address), o, address.wrapping_sub(base))).or_insert(0);
+        *n = n.saturating_add(1);
+    }
+    Ok(profile)
+}
+
+impl Profile<'_> {
+    fn location(&self, address: u64) -> Location {
+        match self.binary.function_at(address) {
+            Some(f) => Location {
+                function: Some(f),
+                offset: address.wrapping_sub(self.binary.functions.get(f).map_or(0, |f| f.address)),
+            },
+            None => Location { function: None, offset: 0 },
+        }
+    }
+
+    fn bump(&mut self, from: Location, to: Location, count: u64, mispredicted: u64) {
+        let c = self.branches.entry((from, to)).or_default();
+        c.count = c.count.saturating_add(count);
+        c.mispredicted = c.mispredicted.saturating_add(mispredicted);
+    }
+
+    /// perf2bolt's `doBranch`.
+    fn branch(&mut self, from: u64, to: u64, counts: Counts) {
+        let from = self.location(from);
+        let to = self.location(to);
+        if from.function.is_none() && to.function.is_none() {
+            return;
+        }
+        self.bump(from, to, counts.count, counts.mispredicted);
+    }
+
+    /// perf2bolt's `doTrace` + `getFallthroughsInTrace`.
+    fn trace(
+        &mut self,
+        cfgs: &mut BTreeMap<usize, Option<Cfg>>,
+        branch: u64,
+        from: u64,
+        to: u64,
+        count: u64,
+        returns: bool,
+    ) {
+        let binary = self.binary;
+        let (Some(f), Some(g)) = (binary.function_at(from), binary.function_at(to)) else {
+            self.stats.out_of_range = self.stats.out_of_range.saturating_add(count);
+            return;
+        };
+        let Some(function) = binary.functions.get(f).filter(|_| f == g) else {
+            self.stats.mismatching = self.stats.mismatching.saturating_add(count);
+            return;
+        };
+        let cfg = cfgs.entry(f).or_insert_with(|| cfg::build(binary, function));
+        let edges =
+            cfg.as_ref().and_then(|cfg| fall_throughs(cfg, function.address, function.size, branch, from, to, returns));
+        match edges {
+            Some(edges) => {
+                for (a, b) in edges {
+                    let at = |offset| Location { function: Some(f), offset };
+                    self.bump(at(a), at(b), count, 0);
+                }
+            }
+            None => self.stats.mismatching = self.stats.mismatching.saturating_add(count),
+        }
+    }
+
+    /// Writes the fdata text, one line per call of `sink`, branches first.
+    pub fn write_fdata(&self, sink: &mut dyn FnMut(&str) -> core::fmt::Result) -> core::fmt::Result {
+        let mut line = String::new();
+        for ((from, to), counts) in &self.branches {
+            line.clear();
+            self.write_location(&mut line, '1', from)?;
+            self.write_location(&mut line, '1', to)?;
+            writeln!(line, "{} {}", counts.mispredicted, counts.count)?;
+            sink(&line)?;
+        }
+        for (&(f, pc, o, offset), count) in &self.memory {
+            line.clear();
+            let function = Location { function: Some(f), offset: pc };
+            self.write_location(&mut line, '4', &function)?;
+            let name = self.binary.objects.get(o).map_or("[unknown]", |o| &o.name);
+            line.push_str("4 ");
+            write_name(&mut line, name)?;
+            writeln!(line, " {offset:x} {count}")?;
+            sink(&line)?;
+        }
+        Ok(())
+    }
+
+    /// The whole fdata as one string.
+    pub fn to_fdata(&self) -> String {
+        let mut out = String::new();
+        let _ = self.write_fdata(&mut |l| {
+            out.push_str(l);
+            Ok(())
+        });
+        out
+    }
+
+    fn write_location(&self, out: &mut String, kind: char, at: &Location) -> core::fmt::Result {
+        match at.function.and_then(|f| self.binary.functions.get(f)) {
+            Some(f) => {
+                // `1 name` for a branch end, `4 name` for a memory-access function.
+                write!(out, "{kind} ")?;
+                write_name(out, &f.name)?;
+                write!(out, " {:x} ", at.offset)
+            }
+            None => write!(out, "{} [unknown] {:x} ", if kind == '4' { '3' } else { '0' }, at.offset),
+        }
+    }
+}
+
+/// fdata escapes spaces and backslashes in names (BOLT's `getEscapedName`).
+fn write_name(out: &mut String, name: &str) -> core::fmt::Result {
+    for c in name.chars() {
+        if c == ' ' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    if name.is_empty() {
+        out.push_str("[unknown]");
+    }
+    Ok(())
+}
+
+/// The block-to-block fall-through edges (function offsets: last instruction of a
+/// block → start of the next) of the trace `from → to` in one function, or None when
+/// the trace does not fit the disassembly.
+fn fall_throughs(
+    cfg: &Cfg,
+    address: u64,
+    size: u64,
+    branch: u64,
+    from: u64,
+    to: u64,
+    returns: bool,
+) -> Option<Vec<(u64, u64)>> {
+    let from = from.checked_sub(address)?;
+    let to = to.checked_sub(address)?;
+    if from > to {
+        return None;
+    }
+    let mut first = cfg.block_containing(from)?;
+    let last = cfg.block_containing(to)?;
+    // A trace starting at a block right after a call, reached from outside the
+    // function (a return), starts in the call's block.
+    let outside = branch.wrapping_sub(address) >= size;
+    let block_start = cfg.blocks.get(first).is_some_and(|b| b.start == from);
+    let entry = first == 0;
+    if outside && block_start && (if returns { from != 0 } else { !entry }) {
+        if let Some(previous) = first.checked_sub(1).and_then(|p| cfg.blocks.get(p)) {
+            if previous.successors.contains(&from) && previous.ends_in_call {
+                first = first.wrapping_sub(1);
+            }
+        }
+    }
+    let mut edges = Vec::new();
+    let mut at = first;
+    while at < last {
+        let block = cfg.blocks.get(at)?;
+        let next = cfg.blocks.get(at.checked_add(1)?)?;
+        if !block.successors.contains(&next.start) {
+            return None;
+        }
+        edges.push((block.last, next.start));
+        at = at.checked_add(1)?;
+    }
+    if at != last {
+        return None;
+    }
+    Some(edges)
+}

@@ -1,0 +1,224 @@
+//! The input binary as BOLT 22 sees it when aggregating: loadable segments, the
+//! functions and data objects of `.symtab` under BOLT's unique names, and the bytes of
+//! each function for [`super::cfg`].
+//!
+//! Names follow BOLT's `RewriteInstance::discoverFileObjects`: global and weak symbols
+//! keep their name; every local symbol gets `/N`, N counting the local symbols of that
+//! name in address order (`helper/1` in `cmain.c`, `helper/2` in `cutil.c`). A
+//! function's extent for address lookups is its `MaxSize`: up to the next symbol of
+//! its section, so alignment padding belongs to the function before it.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
+use object::{elf, LittleEndian};
+
+use crate::error::{Error, Result};
+
+/// A `PT_LOAD` program header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub vaddr: u64,
+    pub offset: u64,
+    pub align: u64,
+    pub executable: bool,
+}
+
+/// An allocated section: where it is in memory and in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Section {
+    addr: u64,
+    size: u64,
+    /// File offset of the contents; None for `SHT_NOBITS`.
+    offset: Option<u64>,
+    executable: bool,
+}
+
+/// A function symbol (aliases at one address are one function, named by the first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Function {
+    pub name: String,
+    pub address: u64,
+    /// `st_size` (the extent that is disassembled); the extent to the next symbol
+    /// when the symbol says 0.
+    pub size: u64,
+    /// Up to the next symbol of the section or the section end.
+    pub max_size: u64,
+}
+
+/// A data symbol with a size: a memory access inside it is named after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Object {
+    pub name: String,
+    pub address: u64,
+    pub size: u64,
+}
+
+/// An x86-64 ELF file read for perf2bolt.
+#[derive(Debug)]
+pub struct Binary<'data> {
+    data: &'data [u8],
+    /// `ET_EXEC`: addresses in perf.data are the binary's own (BOLT's `HasFixedLoadAddress`).
+    pub fixed_load_address: bool,
+    pub build_id: Option<&'data [u8]>,
+    pub segments: Vec<Segment>,
+    sections: Vec<Section>,
+    /// Sorted by address, no two at one address.
+    pub functions: Vec<Function>,
+    /// Sorted by address.
+    pub objects: Vec<Object>,
+}
+
+fn bad(what: &'static str) -> impl Fn(object::Error) -> Error {
+    move |_| Error::malformed(0, what)
+}
+
+impl<'data> Binary<'data> {
+    pub fn parse(data: &'data [u8]) -> Result<Binary<'data>> {
+        let header = elf::FileHeader64::<LittleEndian>::parse(data)
+            .map_err(|_| Error::eof(0, "a 64-bit little-endian ELF file header"))?;
+        let endian = LittleEndian;
+        let machine = header.e_machine(endian);
+        if machine != elf::EM_X86_64 {
+            return Err(Error::invalid(18, "ELF machine EM_X86_64 (62)", machine.0.into()));
+        }
+        let fixed_load_address = header.e_type(endian) == elf::ET_EXEC;
+        let segments = header
+            .program_headers(endian, data)
+            .map_err(bad("ELF program headers inside the file"))?
+            .iter()
+            .filter(|p| p.p_type(endian) == elf::PT_LOAD)
+            .map(|p| Segment {
+                vaddr: p.p_vaddr(endian),
+                offset: p.p_offset(endian),
+                align: p.p_align(endian),
+                executable: p.p_flags(endian).0 & elf::PF_X.0 != 0,
+            })
+            .collect();
+        let table = header.sections(endian, data).map_err(bad("ELF section headers inside the file"))?;
+        let sections: Vec<Section> = table
+            .iter()
+            .map(|s| {
+                let alloc = s.sh_flags(endian).0 & elf::SHF_ALLOC.0 != 0;
+                Section {
+                    addr: if alloc { s.sh_addr(endian) } else { 0 },
+                    size: if alloc { s.sh_size(endian) } else { 0 },
+                    offset: (s.sh_type(endian) != elf::SHT_NOBITS).then(|| s.sh_offset(endian)),
+                    executable: s.sh_flags(endian).0 & elf::SHF_EXECINSTR.0 != 0,
+                }
+            })
+            .collect();
+        let build_id = table.iter().find_map(|s| {
+            let mut notes = s.notes(endian, data).ok()??;
+            while let Ok(Some(note)) = notes.next() {
+                if note.name() == elf::ELF_NOTE_GNU && note.n_type(endian) == elf::NT_GNU_BUILD_ID {
+                    return Some(note.desc());
+                }
+            }
+            None
+        });
+
+        let symtab = table
+            .symbols(endian, data, elf::SHT_SYMTAB)
+            .map_err(bad("an ELF symbol table and its strings inside the file"))?;
+        // (address, symbol index, section, size, is function, name, local)
+        let mut symbols = Vec::new();
+        for (index, sym) in symtab.enumerate() {
+            let kind = sym.st_type();
+            let Some(shndx) = sym.st_shndx(endian).index().map(usize::from) else { continue };
+            if !matches!(kind, elf::STT_FUNC | elf::STT_OBJECT | elf::STT_NOTYPE | elf::STT_TLS) {
+                continue;
+            }
+            let Ok(name) = sym.name(endian, symtab.strings()) else { continue };
+            if name.is_empty() {
+                continue;
+            }
+            let address = sym.st_value(endian);
+            // BOLT drops symbols that lie outside their section (`__bss_start` at the end of .bss).
+            let Some(section) = sections.get(shndx) else { continue };
+            let inside = address >= section.addr && address.wrapping_sub(section.addr) < section.size;
+            if !inside {
+                continue;
+            }
+            symbols.push((
+                address,
+                index.0,
+                shndx,
+                sym.st_size(endian),
+                kind == elf::STT_FUNC,
+                kind == elf::STT_OBJECT || kind == elf::STT_TLS,
+                String::from_utf8_lossy(name).into_owned(),
+                sym.st_bind() == elf::STB_LOCAL,
+            ));
+        }
+        symbols.sort_by_key(|s| (s.0, s.1));
+        if !symbols.iter().any(|s| s.4) {
+            return Err(Error::malformed(0, "function symbols in .symtab (perf2bolt needs an unstripped binary)"));
+        }
+
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        let mut functions: Vec<Function> = Vec::new();
+        let mut objects = Vec::new();
+        for (i, (address, _, shndx, size, is_function, is_object, name, local)) in symbols.iter().enumerate() {
+            let name = if *local {
+                let n = counts.entry(name.clone()).or_insert(0);
+                *n = n.saturating_add(1);
+                alloc::format!("{name}/{n}")
+            } else {
+                name.clone()
+            };
+            let section = sections.get(*shndx);
+            let section_end = section.map_or(*address, |s| s.addr.saturating_add(s.size));
+            let next = symbols
+                .iter()
+                .skip(i.saturating_add(1))
+                .find(|s| s.2 == *shndx && s.0 > *address)
+                .map_or(section_end, |s| s.0);
+            let max_size = next.saturating_sub(*address).max(*size);
+            if *is_function && section.is_some_and(|s| s.executable) {
+                if functions.last().is_some_and(|f| f.address == *address) {
+                    continue;
+                }
+                let size = if *size == 0 { max_size } else { *size };
+                functions.push(Function { name, address: *address, size, max_size });
+            } else if *is_object && *size > 0 {
+                objects.push(Object { name, address: *address, size: *size });
+            }
+        }
+        Ok(Binary { data, fixed_load_address, build_id, segments, sections, functions, objects })
+    }
+
+    /// The function whose `[address, address + max_size)` holds `address`.
+    pub fn function_at(&self, address: u64) -> Option<usize> {
+        let index = self.functions.partition_point(|f| f.address <= address).checked_sub(1)?;
+        let f = self.functions.get(index)?;
+        (address.wrapping_sub(f.address) < f.max_size).then_some(index)
+    }
+
+    /// The data object holding `address`.
+    pub fn object_at(&self, address: u64) -> Option<&Object> {
+        let end = self.objects.partition_point(|o| o.address <= address);
+        // Objects may nest (a copy-relocated alias); the last one starting at or before wins.
+        self.objects.get(..end)?.iter().rev().take(4).find(|o| address.wrapping_sub(o.address) < o.size)
+    }
+
+    /// The file bytes of `[address, address + len)` (shorter if a section ends first).
+    pub fn bytes_at(&self, address: u64, len: u64) -> Option<&'data [u8]> {
+        let section = self
+            .sections
+            .iter()
+            .find(|s| s.offset.is_some() && address >= s.addr && address.wrapping_sub(s.addr) < s.size)?;
+        let within = address.checked_sub(section.addr)?;
+        let len = len.min(section.size.checked_sub(within)?);
+        let start = usize::try_from(section.offset?.checked_add(within)?).ok()?;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        self.data.get(start..end)
+    }
+
+    /// Whether `address` is in an executable section.
+    pub fn is_code(&self, address: u64) -> bool {
+        self.sections.iter().any(|s| s.executable && address >= s.addr && address.wrapping_sub(s.addr) < s.size)
+    }
+}

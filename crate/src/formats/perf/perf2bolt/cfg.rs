@@ -1,0 +1,232 @@
+//! A function's basic blocks as BOLT 22 builds them (`BinaryFunction::buildCFG`), from
+//! an x86-64 disassembly of its `st_size` bytes.
+//!
+//! * Blocks start at offset 0, at every direct branch target inside the function, at
+//!   every jump-table target, and at the first non-nop instruction after a terminator
+//!   (conditional or unconditional jump, indirect jump, return).
+//! * A `jmp` right after a `jcc` stays in the `jcc`'s block (BOLT's "unconditional
+//!   branch following a conditional one").
+//! * Nops are instructions like any other (BOLT 22 keeps them in the CFG): padding
+//!   after a terminator is a block of its own, padding before a branch target ends
+//!   the block before it.
+//! * Calls do not end blocks.
+//!
+//! A function that does not disassemble (an invalid opcode) has no CFG, as in BOLT
+//! (not "simple"): traces through it are dropped.
+
+use alloc::vec::Vec;
+
+use iced_x86::{Decoder, DecoderOptions, FlowControl, Instruction, Mnemonic, OpKind, Register};
+
+use super::binary::{Binary, Function};
+
+/// One basic block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// Offset of the block in its function.
+    pub start: u64,
+    /// Offset of the last instruction.
+    pub last: u64,
+    /// The last instruction is a call.
+    pub ends_in_call: bool,
+    /// Offsets of the successor blocks, the fall-through included.
+    pub successors: Vec<u64>,
+}
+
+/// The blocks of one function in address (= BOLT's original layout) order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cfg {
+    pub blocks: Vec<Block>,
+    /// The function's `st_size`: offsets at or past it are in no block.
+    pub size: u64,
+}
+
+impl Cfg {
+    /// Index of the block holding `offset` (BOLT's `getBasicBlockContainingOffset`).
+    pub fn block_containing(&self, offset: u64) -> Option<usize> {
+        if offset >= self.size {
+            return None;
+        }
+        self.blocks.partition_point(|b| b.start <= offset).checked_sub(1)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Other,
+    Call,
+    Return,
+    /// Target offset, None when it leaves the function (a conditional tail call).
+    Jcc(Option<u64>),
+    /// Direct jump: target offset, None when it leaves the function (a tail call).
+    Jmp(Option<u64>),
+    /// Indirect jump: index into the jump-table list, if one was recognized.
+    JmpIndirect(Option<usize>),
+}
+
+impl Kind {
+    fn is_terminator(self) -> bool {
+        matches!(self, Kind::Return | Kind::Jcc(_) | Kind::Jmp(_) | Kind::JmpIndirect(_))
+    }
+}
+
+/// Whether the instruction at `address` is a return (None: not inside a function's code).
+pub fn is_return(binary: &Binary<'_>, address: u64) -> bool {
+    let Some(bytes) = binary.bytes_at(address, 15) else { return false };
+    let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
+    let instruction = decoder.decode();
+    !instruction.is_invalid() && instruction.flow_control() == FlowControl::Return
+}
+
+/// Disassembles `function` and splits it into blocks; None when it does not disassemble.
+pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
+    let bytes = binary.bytes_at(function.address, function.size)?;
+    let start = function.address;
+    let end = start.checked_add(u64::try_from(bytes.len()).ok()?)?;
+    let inside = |target: u64| (target >= start && target < end).then(|| target.wrapping_sub(start));
+
+    let mut decoder = Decoder::with_ip(64, bytes, start, DecoderOptions::NONE);
+    let mut instructions: Vec<(u64, Kind)> = Vec::new();
+    let mut tables: Vec<Vec<u64>> = Vec::new();
+    let mut recent: Vec<Instruction> = Vec::new();
+    let mut labels: Vec<u64> = alloc::vec![0];
+    let mut instruction = Instruction::default();
+    while decoder.can_decode() {
+        decoder.decode_out(&mut instruction);
+        if instruction.is_invalid() {
+            return None;
+        }
+        let offset = instruction.ip().wrapping_sub(start);
+        let kind = match instruction.flow_control() {
+            FlowControl::Return => Kind::Return,
+            FlowControl::Call | FlowControl::IndirectCall => Kind::Call,
+            FlowControl::ConditionalBranch => Kind::Jcc(inside(instruction.near_branch_target())),
+            FlowControl::UnconditionalBranch => Kind::Jmp(inside(instruction.near_branch_target())),
+            FlowControl::IndirectBranch => match jump_table(binary, &instruction, &recent, start, end) {
+                Some(targets) => {
+                    labels.extend(targets.iter().copied());
+                    tables.push(targets);
+                    Kind::JmpIndirect(Some(tables.len().wrapping_sub(1)))
+                }
+                None => Kind::JmpIndirect(None),
+            },
+            _ => Kind::Other,
+        };
+        if let Kind::Jcc(Some(t)) | Kind::Jmp(Some(t)) = kind {
+            labels.push(t);
+        }
+        instructions.push((offset, kind));
+        if recent.len() >= 8 {
+            recent.remove(0);
+        }
+        recent.push(instruction);
+    }
+    labels.sort_unstable();
+    labels.dedup();
+
+    // Per block: start, last instruction and its kind, the jcc merged before a jmp.
+    struct Open {
+        start: u64,
+        last: u64,
+        kind: Kind,
+        jcc: Option<Kind>,
+    }
+    let mut blocks: Vec<Open> = Vec::new();
+    let mut open = false;
+    for &(offset, kind) in &instructions {
+        if labels.binary_search(&offset).is_ok() {
+            blocks.push(Open { start: offset, last: offset, kind: Kind::Other, jcc: None });
+            open = true;
+        }
+        if !open {
+            let previous = blocks.last().map(|b| b.kind);
+            let merge = matches!(kind, Kind::Jmp(Some(_))) && matches!(previous, Some(Kind::Jcc(Some(_))));
+            if !merge {
+                blocks.push(Open { start: offset, last: offset, kind: Kind::Other, jcc: None });
+            } else if let Some(b) = blocks.last_mut() {
+                b.jcc = Some(b.kind);
+            }
+            open = true;
+        }
+        if let Some(b) = blocks.last_mut() {
+            b.last = offset;
+            b.kind = kind;
+        }
+        if kind.is_terminator() {
+            open = false;
+        }
+    }
+
+    let starts: Vec<u64> = blocks.iter().map(|b| b.start).collect();
+    let mut cfg = Cfg { blocks: Vec::with_capacity(blocks.len()), size: function.size };
+    for (i, b) in blocks.iter().enumerate() {
+        let next = starts.get(i.wrapping_add(1)).copied();
+        let mut successors = Vec::new();
+        if let Some(Kind::Jcc(Some(t))) = b.jcc {
+            successors.push(t);
+        }
+        match b.kind {
+            Kind::Jcc(target) => {
+                successors.extend(target);
+                successors.extend(next);
+            }
+            Kind::Jmp(target) => successors.extend(target),
+            Kind::JmpIndirect(table) => {
+                successors.extend(table.and_then(|t| tables.get(t)).into_iter().flatten().copied());
+            }
+            Kind::Return => {}
+            Kind::Other | Kind::Call => successors.extend(next),
+        }
+        cfg.blocks.push(Block { start: b.start, last: b.last, ends_in_call: b.kind == Kind::Call, successors });
+    }
+    Some(cfg)
+}
+
+/// The in-function targets of the jump table an indirect `jmp` reads, for the two
+/// forms compilers emit:
+///
+/// ```text
+/// non-PIC  jmp *TABLE(,%idx,8)              8-byte absolute entries
+/// PIC      lea TABLE(%rip),%base
+///          movslq (%base,%idx,4),%off
+///          add %base,%off ; jmp *%off        4-byte entries relative to TABLE
+/// ```
+///
+/// Entries are read while they point inside the function, as BOLT does.
+fn jump_table(
+    binary: &Binary<'_>,
+    jmp: &Instruction,
+    recent: &[Instruction],
+    start: u64,
+    end: u64,
+) -> Option<Vec<u64>> {
+    let (table, entry_size) = if jmp.op0_kind() == OpKind::Memory
+        && jmp.memory_base() == Register::None
+        && jmp.memory_index() != Register::None
+        && jmp.memory_index_scale() == 8
+    {
+        (jmp.memory_displacement64(), 8u64)
+    } else if jmp.op0_kind() == OpKind::Register {
+        let table = recent.iter().rev().find_map(|i| {
+            (i.mnemonic() == Mnemonic::Lea && i.is_ip_rel_memory_operand()).then(|| i.ip_rel_memory_address())
+        })?;
+        (table, 4)
+    } else {
+        return None;
+    };
+    let mut targets = Vec::new();
+    let mut at = table;
+    while let Some(entry) = binary.bytes_at(at, entry_size) {
+        let target = match *entry {
+            [a, b, c, d, e, f, g, h] => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+            [a, b, c, d] => table.wrapping_add_signed(i64::from(i32::from_le_bytes([a, b, c, d]))),
+            _ => break,
+        };
+        if target < start || target >= end || targets.len() > 4096 {
+            break;
+        }
+        targets.push(target.wrapping_sub(start));
+        at = at.wrapping_add(entry_size);
+    }
+    (!targets.is_empty()).then_some(targets)
+}
