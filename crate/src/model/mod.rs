@@ -11,6 +11,7 @@ pub mod detail;
 pub mod functions;
 pub mod instrprof;
 pub mod memprof;
+pub mod perf;
 pub mod stacks;
 pub mod summary;
 

@@ -319,26 +319,71 @@ impl<'data> PerfData<'data> {
     /// perf's own records, pass straight through.
     pub fn time_order(&self) -> Result<Vec<u64>> {
         let mut out = Vec::with_capacity(self.positions.len());
+        self.for_each_in_time_order(|position| {
+            out.push(position);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `visit` with each record position in [`PerfData::time_order`],
+    /// without building the whole order: only the records of the last two rounds
+    /// are queued at any time.
+    pub fn for_each_in_time_order(&self, mut visit: impl FnMut(u64) -> Result<()>) -> Result<()> {
         let mut queue: Vec<(u64, u64)> = Vec::new();
         let mut max_time = 0u64;
         let mut next_flush = 0u64;
         for &position in &self.positions {
-            let record = self.record_at(position)?;
-            if record.header.kind == record::FINISHED_ROUND {
-                flush(&mut queue, &mut out, Some(next_flush));
+            let (kind, time) = self.kind_and_time(position)?;
+            if kind == record::FINISHED_ROUND {
+                flush(&mut queue, Some(next_flush), &mut visit)?;
                 next_flush = max_time;
                 continue;
             }
-            match record.time().filter(|_| record.header.kind < record::HEADER_ATTR) {
+            match time.filter(|_| kind < record::HEADER_ATTR) {
                 Some(time) => {
                     max_time = max_time.max(time);
                     queue.push((time, position));
                 }
-                None => out.push(position),
+                None => visit(position)?,
             }
         }
-        flush(&mut queue, &mut out, None);
-        Ok(out)
+        flush(&mut queue, None, &mut visit)
+    }
+
+    /// A record's type and time, read without decoding the record: the time of a
+    /// sample sits after its identifier, ip and pid/tid; that of another kernel
+    /// record in its `sample_id` trailer.
+    pub fn kind_and_time(&self, position: u64) -> Result<(u32, Option<u64>)> {
+        let (bytes, offset) =
+            if position & UNPACKED != 0 { (&self.unpacked[..], position & !UNPACKED) } else { (self.data, position) };
+        let mut r = Reader::new(bytes, self.endian).seek_clone(offset, "record")?;
+        let (header, body) = next_record(&mut r)?;
+        use super::attr::sample_type as st;
+        let time = if header.kind == record::PERF_RECORD_SAMPLE {
+            let event = self.sample_event(&body)?;
+            let attr = &self.events.get(event).ok_or(Error::malformed(offset, "an event for the sample"))?.attr;
+            if !attr.has(st::TIME) {
+                return Ok((header.kind, None));
+            }
+            let skip: u64 = [st::IDENTIFIER, st::IP, st::TID].iter().filter(|&&b| attr.has(b)).map(|_| 8u64).sum();
+            Some(body.seek_clone(body.offset().saturating_add(skip), "sample time")?.u64("sample time")?)
+        } else if record::has_sample_id(header.kind) {
+            match self.events.first().map(|e| &e.attr).filter(|a| a.sample_id_all() && a.has(st::TIME)) {
+                Some(attr) => {
+                    let size = attr.sample_id_size();
+                    let skip = if attr.has(st::TID) { 8 } else { 0 };
+                    let at = body.end_offset().checked_sub(size).filter(|&at| at >= body.offset());
+                    let at =
+                        at.ok_or(Error::malformed(body.offset(), "a record long enough for its sample_id trailer"))?;
+                    Some(body.seek_clone(at.saturating_add(skip), "sample_id time")?.u64("sample_id time")?)
+                }
+                None => None,
+            }
+        } else {
+            None
+        };
+        Ok((header.kind, time))
     }
 
     /// The event a sample or trailer id belongs to (the only event when there is one).
@@ -407,14 +452,17 @@ impl<'data> PerfData<'data> {
 
 /// Moves the queued records with a time up to `limit` (all, without one) to
 /// `out`, in time order; ties keep their file order.
-fn flush(queue: &mut Vec<(u64, u64)>, out: &mut Vec<u64>, limit: Option<u64>) {
+fn flush(queue: &mut Vec<(u64, u64)>, limit: Option<u64>, visit: &mut impl FnMut(u64) -> Result<()>) -> Result<()> {
     // The queue is in arrival order, so a stable sort keeps ties in file order.
     queue.sort_by_key(|&(time, _)| time);
     let cut = match limit {
         Some(limit) => queue.partition_point(|&(time, _)| time <= limit),
         None => queue.len(),
     };
-    out.extend(queue.drain(..cut).map(|(_, position)| position));
+    for (_, position) in queue.drain(..cut) {
+        visit(position)?;
+    }
+    Ok(())
 }
 
 /// Reads a record header and its body, and skips any payload that follows

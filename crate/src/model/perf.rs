@@ -1,0 +1,171 @@
+//! perf.data → [`StackProfile`]: each sample's call chain (or its ip), resolved
+//! through the process's maps as perf resolves it, and symbolized from the
+//! binaries the user dropped.
+//!
+//! Frames, leaf first, for one address:
+//! - a dropped binary matches the map's DSO (build id, else file name): its
+//!   function, with inlined callers from DWARF (innermost first); `[unknown]` where
+//!   it has no symbol;
+//! - no binary: `dso+0xoffset` (the file offset, as perf prints it);
+//! - kernel addresses: the kallsyms symbol when one was dropped, else
+//!   `[kernel.kallsyms]+0xaddress`;
+//! - no map: the address itself.
+//!
+//! Every sample weighs 1: the flame graph counts samples, as `perf report -n` does.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::stacks::{FrameId, FrameKind, StackProfile};
+use crate::error::Result;
+use crate::formats::perf::machine::{Machine, MapKind};
+use crate::formats::perf::record::misc;
+use crate::formats::perf::sample::{self, Sample};
+use crate::formats::perf::{PerfData, Record};
+use crate::symbolize::{self, Address, Symbolizer};
+
+/// Builds the stack profile; `progress(done, total)` is called every few thousand records.
+pub fn stack_profile(
+    perf: &PerfData<'_>,
+    symbolizer: &Symbolizer<'_>,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<StackProfile> {
+    let mut profile = StackProfile::new();
+    let events: Vec<u32> = perf.events.iter().map(|e| profile.add_event(&e.name)).collect();
+    let mut machine = Machine::new(perf);
+    let mut resolver = Resolver { cache: BTreeMap::new(), arena: Vec::new() };
+    let total = perf.record_count();
+    let mut done = 0usize;
+    let mut stack: Vec<FrameId> = Vec::new();
+    perf.for_each_in_time_order(|position| {
+        if done % 8192 == 0 {
+            progress(done, total);
+        }
+        done = done.saturating_add(1);
+        let record = perf.record_at(position)?;
+        machine.apply(&record);
+        let Record::Sample(sample) = &record.record else { return Ok(()) };
+        let Some(&event) = events.get(sample.event) else { return Ok(()) };
+        stack.clear();
+        resolver.sample_frames(&mut profile, &machine, symbolizer, sample, &mut stack);
+        stack.reverse();
+        profile.push_sample(event, sample.time.unwrap_or(0), 1, &stack);
+        Ok(())
+    })?;
+    progress(total, total);
+    Ok(profile)
+}
+
+/// Frames per (address space, cpumode, address), computed once.
+struct Resolver {
+    cache: BTreeMap<(usize, u16, u64), (u32, u32)>,
+    arena: Vec<FrameId>,
+}
+
+impl Resolver {
+    /// Appends the sample's frames, leaf first.
+    fn sample_frames(
+        &mut self,
+        profile: &mut StackProfile,
+        machine: &Machine,
+        symbolizer: &Symbolizer<'_>,
+        sample: &Sample<'_>,
+        out: &mut Vec<FrameId>,
+    ) {
+        let pid = sample.pid.map_or(-1, |p| p as i32);
+        let maps = machine.thread(pid).map(|t| t.maps);
+        let mut cpumode = sample.cpumode();
+        match sample.callchain {
+            Some(chain) => {
+                for address in chain.iter() {
+                    if address >= sample::CONTEXT_MAX {
+                        cpumode = match address {
+                            sample::CONTEXT_KERNEL => misc::KERNEL,
+                            sample::CONTEXT_USER => misc::USER,
+                            sample::CONTEXT_HV => misc::HYPERVISOR,
+                            sample::CONTEXT_GUEST_KERNEL => misc::GUEST_KERNEL,
+                            sample::CONTEXT_GUEST_USER => misc::GUEST_USER,
+                            _ => cpumode,
+                        };
+                        continue;
+                    }
+                    self.address_frames(profile, machine, symbolizer, maps, cpumode, address, out);
+                }
+            }
+            None => {
+                if let Some(ip) = sample.ip {
+                    self.address_frames(profile, machine, symbolizer, maps, cpumode, ip, out);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn address_frames(
+        &mut self,
+        profile: &mut StackProfile,
+        machine: &Machine,
+        symbolizer: &Symbolizer<'_>,
+        maps: Option<usize>,
+        cpumode: u16,
+        address: u64,
+        out: &mut Vec<FrameId>,
+    ) {
+        let kernel = matches!(cpumode, misc::KERNEL | misc::GUEST_KERNEL);
+        let key = (if kernel { usize::MAX } else { maps.unwrap_or(usize::MAX - 1) }, cpumode, address);
+        if let Some(&(start, len)) = self.cache.get(&key) {
+            let range = start as usize..(start as usize).saturating_add(len as usize);
+            out.extend_from_slice(self.arena.get(range).unwrap_or(&[]));
+            return;
+        }
+        let start = self.arena.len();
+        let resolved = machine.resolve_in(maps, cpumode, address);
+        match resolved {
+            Some(r) if r.map.kind == MapKind::Kernel || kernel => {
+                let dso = "[kernel.kallsyms]";
+                let name = match symbolizer.kallsyms().and_then(|k| k.symbol_for(address)) {
+                    Some(symbol) => String::from(symbol.name),
+                    None => symbolize::dso_offset_label(dso, address),
+                };
+                let id = profile.frame(&name, Some(dso), FrameKind::Kernel);
+                self.arena.push(id);
+            }
+            Some(r) => {
+                let filename = String::from_utf8_lossy(r.filename);
+                let dso = symbolize::basename(&filename);
+                let frames = match r.map.kind {
+                    MapKind::File => symbolizer.resolve(&filename, r.build_id, Address::FileOffset(r.dso_relative)),
+                    _ => None,
+                };
+                match frames {
+                    Some(frames) if frames.is_empty() => {
+                        let id = profile.frame("[unknown]", Some(dso), FrameKind::Unknown);
+                        self.arena.push(id);
+                    }
+                    Some(frames) => {
+                        for frame in &frames {
+                            let kind = if frame.inlined { FrameKind::Inlined } else { FrameKind::User };
+                            let id = profile.frame(&frame.function, Some(dso), kind);
+                            self.arena.push(id);
+                        }
+                    }
+                    None => {
+                        let name = symbolize::dso_offset_label(&filename, r.dso_relative);
+                        let id = profile.frame(&name, Some(dso), FrameKind::User);
+                        self.arena.push(id);
+                    }
+                }
+            }
+            None => {
+                let kind = if kernel { FrameKind::Kernel } else { FrameKind::Unknown };
+                let id = profile.frame(&format!("{address:#x}"), None, kind);
+                self.arena.push(id);
+            }
+        }
+        let len = self.arena.len().saturating_sub(start);
+        self.cache.insert(key, (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0)));
+        out.extend_from_slice(self.arena.get(start..).unwrap_or(&[]));
+    }
+}

@@ -1,0 +1,100 @@
+//! perf.data call stacks, symbolized from the corpus binaries, against `perf
+//! report --stdio --no-children --sort dso,sym` of the same recordings.
+
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use pgolens::formats::perf::PerfData;
+use pgolens::model::perf::stack_profile;
+use pgolens::model::stacks::{Filter, FrameKind};
+use pgolens::symbolize::Symbolizer;
+
+/// `perf report` rows of one DSO: symbol → overhead as printed ("39.66").
+fn report_rows(text: &str, dso: &str) -> BTreeMap<String, String> {
+    let mut rows = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_suffix("").filter(|_| line.contains("%  ")) else { continue };
+        let Some((percent, rest)) = rest.split_once("%  ") else { continue };
+        if percent.contains(' ') || !line.starts_with("    ") || line.trim_start().starts_with('|') {
+            continue;
+        }
+        let rest = rest.trim_start();
+        let Some((row_dso, symbol)) = rest.split_once(' ') else { continue };
+        if row_dso != dso {
+            continue;
+        }
+        let symbol = symbol.trim_start().strip_prefix("[.] ").unwrap_or(symbol).trim_end();
+        rows.insert(symbol.to_string(), percent.trim().to_string());
+    }
+    rows
+}
+
+/// Self samples per symbol-table function of `dso` (the last non-inlined frame of each stack).
+fn self_percent(rel: &str, binary: &str, dso: &str) -> (BTreeMap<String, String>, u64) {
+    let data = common::read(rel);
+    let elf = common::read(binary);
+    let perf = PerfData::parse(&data).unwrap();
+    let mut symbolizer = Symbolizer::new();
+    symbolizer.add_binary(binary, &elf).unwrap();
+    let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
+    let tree = profile.call_tree(&Filter { event: 0, time: None });
+    let total = tree.total();
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if node.self_weight == 0 {
+            continue;
+        }
+        let path = tree.path(u32::try_from(i).unwrap());
+        let leaf = path.iter().rev().map(|&f| profile.frame_info(f).unwrap()).find(|f| f.kind != FrameKind::Inlined);
+        let Some(leaf) = leaf else { continue };
+        if leaf.dso.and_then(|d| profile.dsos().get(d as usize)).map(String::as_str) == Some(dso) {
+            *counts.entry(leaf.name.clone()).or_default() += node.self_weight;
+        }
+    }
+    let percents = counts.into_iter().map(|(k, v)| (k, format!("{:.2}", v as f64 * 100.0 / total as f64))).collect();
+    (percents, total)
+}
+
+#[test]
+fn self_samples_match_perf_report() {
+    for (rel, binary, dso) in [
+        ("bolt-perf/cprog/cprog.fp.perf.data", "bolt-perf/cprog/cprog", "cprog"),
+        ("bolt-perf/cprog/cprog.pipe.perf.data", "bolt-perf/cprog/cprog", "cprog"),
+        ("bolt-perf/cxxprog/cxxprog.fp.perf.data", "bolt-perf/cxxprog/cxxprog", "cxxprog"),
+        ("bolt-perf/cxxprog/cxxprog.hifreq.perf.data", "bolt-perf/cxxprog/cxxprog", "cxxprog"),
+    ] {
+        let report = std::fs::read_to_string(common::corpus().join(format!("{rel}.report.txt"))).unwrap();
+        let expected = report_rows(&report, dso);
+        assert!(!expected.is_empty(), "{rel}");
+        let (got, total) = self_percent(rel, binary, dso);
+        assert!(total > 0);
+        assert_eq!(got, expected, "{rel}");
+    }
+}
+
+/// Without binaries, frames are named by DSO and file offset, kernel frames by
+/// address; with the binary, inlined callers appear above their functions.
+#[test]
+fn frame_names_without_and_with_binaries() {
+    let data = common::read("bolt-perf/cprog/cprog.fp.perf.data");
+    let perf = PerfData::parse(&data).unwrap();
+    let bare = stack_profile(&perf, &Symbolizer::new(), |_, _| {}).unwrap();
+    let names: Vec<&str> = bare.frames().iter().map(|f| f.name.as_str()).collect();
+    // perf script prints this call-chain entry as "129d hot_loop+0x4d (/tmp/corpusB/work/cprog/cprog)".
+    assert!(names.contains(&"cprog+0x129d"), "{names:?}");
+    // and the kernel frame "ffffffff8158c375" of cprog.fp.perf.data.script-ip.txt.
+    assert!(names.contains(&"[kernel.kallsyms]+0xffffffff8158c375"), "{names:?}");
+    assert_eq!(bare.sample_count(), 469, "perf report: Samples: 469 of event 'cpu-clock'");
+
+    let data = common::read("bolt-perf/cxxprog/cxxprog.fp.perf.data");
+    let elf = common::read("bolt-perf/cxxprog/cxxprog");
+    let perf = PerfData::parse(&data).unwrap();
+    let mut symbolizer = Symbolizer::new();
+    symbolizer.add_binary("cxxprog", &elf).unwrap();
+    let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
+    assert!(profile.frames().iter().any(|f| f.kind == FrameKind::Inlined), "DWARF inline frames");
+    assert!(profile.frames().iter().any(|f| f.name.starts_with("quick_sort<")));
+}
