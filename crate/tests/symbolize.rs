@@ -360,6 +360,16 @@ ffffffffc0a01000 t ext4_init_fs\t[ext4]\n";
     assert_eq!(symbolizer.kernel_label(0xffff_ffff_8158_c375), "next_uptodate_folio+0x25");
     let module = symbolizer.kallsyms().unwrap().symbol_for(0xffff_ffff_c0a0_1010).unwrap();
     assert_eq!((module.name, module.module), ("ext4_init_fs", Some("ext4")));
+    // Kernel DSOs as perf names them, resolved through kallsyms.
+    let kernel = |dso: &str, address: u64| symbolizer.function_name(dso, None, Address::Vaddr(address));
+    assert_eq!(kernel("[kernel.kallsyms]", 0xffff_ffff_8100_0c82), "asm_exc_page_fault");
+    assert_eq!(kernel("[ext4]", 0xffff_ffff_c0a0_1010), "ext4_init_fs");
+    assert_eq!(kernel("[kernel.kallsyms]", 0x1000), "[unknown]");
+    assert_eq!(kernel("[vdso]", 0x1000), "[vdso]+0x1000");
+    assert_eq!(
+        symbolizer.resolve("[kernel.kallsyms]", None, Address::FileOffset(0xffff_ffff_8158_c375)).unwrap(),
+        [Frame { function: "next_uptodate_folio".into(), file: None, line: None, inlined: false }]
+    );
 
     for bad in [
         &b"ffffffff81000000 T _stext\nnot an address\n"[..],

@@ -22,7 +22,7 @@ use object::{elf, Endianness};
 
 use super::demangle::perf_name;
 use super::dwarf::{self, DebugSection, Dwarf};
-use super::symbols::{Binding, Symbol, Symbols};
+use super::symbols::{Aliases, Binding, Symbol, Symbols};
 use super::Frame;
 use crate::error::{Error, Result};
 
@@ -217,7 +217,7 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8]) -> Result<Bi
         }
     }
 
-    let symbols = Symbols::new(symbols);
+    let symbols = Symbols::new(symbols, Aliases::Best);
     let mut demangled = Vec::new();
     demangled.resize_with(symbols.len(), OnceCell::new);
     Ok(Binary {

@@ -18,7 +18,7 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::symbols::{Binding, Symbol, Symbols};
+use super::symbols::{Aliases, Binding, Symbol, Symbols};
 use crate::error::{Error, Result};
 use crate::read::Lines;
 
@@ -26,6 +26,8 @@ use crate::read::Lines;
 #[derive(Clone, Debug)]
 pub struct Kallsyms<'a> {
     symbols: Symbols<'a>,
+    /// The modules named, sorted, each once.
+    modules: Vec<&'a str>,
 }
 
 /// A kernel symbol that holds an address.
@@ -67,13 +69,21 @@ impl<'a> Kallsyms<'a> {
                 "every kallsyms address is 0: the file was read without permission to see kernel addresses",
             ));
         }
-        Ok(Kallsyms { symbols: Symbols::new(list) })
+        let mut modules: Vec<&'a str> = list.iter().filter_map(|s| s.module).collect();
+        modules.sort_unstable();
+        modules.dedup();
+        Ok(Kallsyms { symbols: Symbols::new(list, Aliases::Last), modules })
     }
 
     /// The text symbol holding `address`.
     pub fn symbol_for(&self, address: u64) -> Option<KernelSymbol<'_>> {
         let symbol = self.symbols.find(address)?;
         Some(KernelSymbol { name: &symbol.name, offset: address.checked_sub(symbol.start)?, module: symbol.module })
+    }
+
+    /// Whether some text symbol belongs to the module `name` (without brackets).
+    pub fn has_module(&self, name: &str) -> bool {
+        self.modules.binary_search(&name).is_ok()
     }
 
     /// How many text symbols were kept.
@@ -177,6 +187,22 @@ ffffffffc0a01100 t ext4_exit_fs\t[ext4]\n";
         let module = kallsyms.symbol_for(0xffff_ffff_c0a0_1004).unwrap();
         assert_eq!((module.name, module.module), ("ext4_init_fs", Some("ext4")));
         assert_eq!(kallsyms.symbol_for(0xffff_ffff_80ff_ffff), None);
+    }
+
+    /// perf 6.1 `perf script` on this kernel named `ffffffff821f64a2` `__pi_memcpy` and
+    /// `ffffffff81358d63` `__x64_sys_vfork`: the alias listed last.
+    #[test]
+    fn the_last_alias_is_kept() {
+        let text = b"ffffffff81358d20 T __ia32_sys_vfork\n\
+ffffffff81358d20 T __x64_sys_vfork\n\
+ffffffff81358d80 T __ia32_sys_execve\n\
+ffffffff821f64a0 T memcpy\n\
+ffffffff821f64a0 T __pi_memcpy\n\
+ffffffff821f64c0 T memmove\n";
+        let kallsyms = Kallsyms::parse(text).unwrap();
+        assert_eq!(kallsyms.symbol_for(0xffff_ffff_8135_8d63).unwrap().name, "__x64_sys_vfork");
+        assert_eq!(kallsyms.symbol_for(0xffff_ffff_821f_64a2).unwrap().name, "__pi_memcpy");
+        assert!(!kallsyms.has_module("ext4"));
     }
 
     #[test]

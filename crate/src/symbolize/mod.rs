@@ -139,7 +139,21 @@ impl<'a> Symbolizer<'a> {
     /// [`Binary::frames`]), or `None` when no dropped binary matches the DSO (print
     /// [`dso_offset_label`]). An empty list means the binary has no symbol there:
     /// perf prints `[unknown]`.
+    ///
+    /// Kernel DSOs (`[kernel.kallsyms]`, and `[module]` for a module kallsyms names)
+    /// are looked up in the kallsyms file, taking either kind of address as the kernel
+    /// address perf prints for them; they resolve to `None` without kallsyms.
     pub fn resolve(&self, dso_path: &str, build_id: Option<&[u8]>, address: Address) -> Option<Vec<Frame>> {
+        if let Some(kallsyms) = self.kernel(dso_path) {
+            let (Address::FileOffset(address) | Address::Vaddr(address)) = address;
+            let symbol = kallsyms.symbol_for(address);
+            return Some(
+                symbol
+                    .map(|s| Frame { function: String::from(s.name), file: None, line: None, inlined: false })
+                    .into_iter()
+                    .collect(),
+            );
+        }
         let binary = self.find(dso_path, build_id)?;
         let vaddr = match address {
             Address::Vaddr(vaddr) => Some(vaddr),
@@ -152,6 +166,10 @@ impl<'a> Symbolizer<'a> {
     /// function, `[unknown]` when the binary has no symbol there, `dso+0xoffset`
     /// when no binary matches. A [`Address::Vaddr`] is printed as the offset then.
     pub fn function_name(&self, dso_path: &str, build_id: Option<&[u8]>, address: Address) -> String {
+        if self.kernel(dso_path).is_some() {
+            let frames = self.resolve(dso_path, build_id, address).unwrap_or_default();
+            return frames.into_iter().next().map_or_else(|| String::from("[unknown]"), |f| f.function);
+        }
         let Some(binary) = self.find(dso_path, build_id) else {
             let (Address::FileOffset(offset) | Address::Vaddr(offset)) = address;
             return dso_offset_label(dso_path, offset);
@@ -164,6 +182,16 @@ impl<'a> Symbolizer<'a> {
             Some((name, _)) => String::from(name),
             None => String::from("[unknown]"),
         }
+    }
+
+    /// The kallsyms file, when `dso_path` is how perf names kernel code: the kernel
+    /// image (`[kernel.kallsyms]`, `[kernel.kallsyms]_text`) or a module it lists
+    /// (`[ext4]`). Other bracketed names (`[vdso]`, `[unknown]`) are not the kernel's.
+    fn kernel(&self, dso_path: &str) -> Option<&Kallsyms<'a>> {
+        let kallsyms = self.kallsyms.as_ref()?;
+        let module = dso_path.strip_prefix('[').and_then(|d| d.strip_suffix(']'));
+        let is_kernel = dso_path.starts_with("[kernel.kallsyms]") || module.is_some_and(|m| kallsyms.has_module(m));
+        is_kernel.then_some(kallsyms)
     }
 
     /// The kernel symbol at `address`, as `name+0x1f`; without kallsyms, or outside

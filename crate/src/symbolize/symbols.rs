@@ -2,8 +2,10 @@
 //! `perf` settles them, so that an address finds the name `perf report` shows.
 //!
 //! The rules (observed in perf 6.1's output and its documented behaviour):
-//! - several symbols at one address are aliases; one is kept, chosen in this order:
-//!   a non-zero size, not weak, global, fewer leading underscores, the longer name;
+//! - several symbols at one address are aliases; one is kept. In a binary it is chosen
+//!   in this order: a non-zero size, not weak, global, fewer leading underscores, the
+//!   longer name. In kallsyms the last one listed is kept (perf 6.1 names
+//!   `ffffffff821f64a0 T memcpy` / `T __pi_memcpy` `__pi_memcpy`);
 //! - a symbol of size 0 ends where the next symbol starts; the last one, and the last
 //!   one before a change of kernel module, ends one page past its start's page.
 //!
@@ -41,6 +43,15 @@ impl Symbol<'_> {
     }
 }
 
+/// Which of several symbols at one address is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aliases {
+    /// By size, binding, underscores and length (ELF symbol tables).
+    Best,
+    /// The last one listed (kallsyms).
+    Last,
+}
+
 /// Symbols sorted by start address, one per address, none of size 0.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols<'a> {
@@ -52,14 +63,14 @@ const PAGE: u64 = 4096;
 impl<'a> Symbols<'a> {
     /// Sorts `list`, keeps the best alias at each address and gives every zero-sized
     /// symbol an end.
-    pub fn new(mut list: Vec<Symbol<'a>>) -> Self {
+    pub fn new(mut list: Vec<Symbol<'a>>, aliases: Aliases) -> Self {
         // Stable: among equally good aliases the one read first stays.
         list.sort_by_key(|s| s.start);
         let mut kept: Vec<Symbol<'a>> = Vec::with_capacity(list.len());
         for symbol in list {
             match kept.last_mut() {
                 Some(last) if last.start == symbol.start => {
-                    if better_alias(&symbol, last) {
+                    if aliases == Aliases::Last || better_alias(&symbol, last) {
                         *last = symbol;
                     }
                 }
@@ -144,14 +155,15 @@ mod tests {
 
     #[test]
     fn aliases_and_zero_sizes() {
-        let symbols = Symbols::new(alloc::vec![
+        let list = alloc::vec![
             sym(0x1030, 0, "label", Binding::Local),
             sym(0x1000, 0x10, "__weak_alias", Binding::Weak),
             sym(0x1000, 0x10, "strong", Binding::Global),
             sym(0x1000, 0, "zero", Binding::Global),
             sym(0x1010, 0x8, "_local", Binding::Local),
             sym(0x1010, 0x8, "local", Binding::Local),
-        ]);
+        ];
+        let symbols = Symbols::new(list.clone(), Aliases::Best);
         let names: Vec<_> = symbols.iter().map(|s| (s.start, s.end, &*s.name)).collect();
         assert_eq!(names, [(0x1000, 0x1010, "strong"), (0x1010, 0x1018, "local"), (0x1030, 0x3000, "label")]);
         assert_eq!(symbols.find(0x100f).map(|s| &*s.name), Some("strong"));
@@ -159,6 +171,10 @@ mod tests {
         assert_eq!(symbols.find(0x2fff).map(|s| &*s.name), Some("label"));
         assert_eq!(symbols.find(0xfff), None);
         assert_eq!(symbols.find(u64::MAX), None);
+
+        let last = Symbols::new(list, Aliases::Last);
+        let names: Vec<_> = last.iter().map(|s| &*s.name).collect();
+        assert_eq!(names, ["zero", "local", "label"]);
     }
 
     #[test]
@@ -167,7 +183,7 @@ mod tests {
         let mut module_symbol = sym(0xffff_ffff_c000_0010, 0, "ext4_init", Binding::Global);
         core_symbol.module = None;
         module_symbol.module = Some("ext4");
-        let symbols = Symbols::new(alloc::vec![module_symbol, core_symbol]);
+        let symbols = Symbols::new(alloc::vec![module_symbol, core_symbol], Aliases::Best);
         assert_eq!(symbols.find(0xffff_ffff_8100_0fff).map(|s| &*s.name), Some("_stext"));
         assert_eq!(symbols.find(0xffff_ffff_8100_1000), None);
         assert_eq!(page_after(u64::MAX - 1), u64::MAX);
