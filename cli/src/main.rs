@@ -9,6 +9,8 @@
 //! pgolens export FILE --to perf-script | perf-script-brstack
 //!                               a perf.data as `perf script -F comm,pid,tid,time,period,event,ip`
 //!                               (or `-F ip,brstack`) prints it
+//! pgolens export FILE --to fdata --binary ELF
+//!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT
 //! ```
 
 use std::io::{self, BufWriter, Write};
@@ -19,7 +21,7 @@ use pgolens::formats::perf::script::{write_script, ScriptError, ScriptFields};
 use pgolens::formats::perf::PerfData;
 use pgolens::{Detection, Node};
 
-const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack";
+const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack\n       pgolens export FILE --to fdata --binary ELF";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -156,6 +158,31 @@ fn export_perf_script(path: &str, fields: ScriptFields) -> Result<(), String> {
     }
 }
 
+/// perf2bolt's fdata of an LBR perf.data for the binary `elf` (matched by file name
+/// or build id, as perf2bolt does), streamed line by line.
+fn export_fdata(path: &str, elf: &str) -> Result<(), String> {
+    use pgolens::formats::perf::perf2bolt::{aggregate, binary::Binary};
+    let bytes = map(path)?;
+    let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
+    let elf_bytes = map(elf)?;
+    let binary = Binary::parse(&elf_bytes).map_err(|e| format!("{elf}: {e}"))?;
+    let name = std::path::Path::new(elf).file_name().map(|n| n.as_encoded_bytes()).unwrap_or(elf.as_bytes());
+    let profile = aggregate(&perf, &binary, name).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut failed = None;
+    let _ = profile.write_fdata(&mut |line| {
+        out.write_all(line.as_bytes()).map_err(|e| {
+            failed = Some(e);
+            std::fmt::Error
+        })
+    });
+    match failed {
+        Some(e) => Err(io_error(e)),
+        None => out.flush().map_err(io_error),
+    }
+}
+
 fn export(args: &[String]) -> Result<(), String> {
     let mut file = None;
     let mut to = None;
@@ -174,7 +201,12 @@ fn export(args: &[String]) -> Result<(), String> {
         "proftext" => {}
         "perf-script" => return export_perf_script(path, ScriptFields::Samples),
         "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack),
-        _ => return Err(format!("cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack")),
+        "fdata" => return export_fdata(path, binary.ok_or("--to fdata needs --binary ELF")?),
+        _ => {
+            return Err(format!(
+                "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata"
+            ))
+        }
     }
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
