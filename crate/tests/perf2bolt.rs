@@ -1,7 +1,13 @@
 //! perf2bolt's LBR aggregation against the fdata perf2bolt (BOLT 22) wrote for the
 //! same perf.data and binary: the same set of lines, order aside.
 
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation
+)]
 
 mod common;
 
@@ -59,4 +65,84 @@ fn lbr_profiles_match_perf2bolt() {
         }
     }
     assert_eq!(checked, 4);
+}
+
+fn aggregate(perf: &[u8], elf: &[u8], name: &str) -> Result<String, pgolens::Error> {
+    let perf = PerfData::parse(perf)?;
+    let binary = Binary::parse(elf)?;
+    Ok(perf2bolt::aggregate(&perf, &binary, name.as_bytes())?.to_fdata())
+}
+
+/// perf2bolt matches the binary by the build id too: under another file name the
+/// profile is the same.
+#[test]
+fn renamed_binary_is_found_by_build_id() {
+    let perf = common::read("bolt-perf/cprog/cprog.brstack.perf.data");
+    let elf = common::read("bolt-perf/cprog/cprog");
+    let theirs = String::from_utf8(common::read("bolt-perf/cprog/cprog.brstack.fdata")).unwrap();
+    let ours = aggregate(&perf, &elf, "renamed").unwrap();
+    assert!(lines(&ours) == lines(&theirs), "{}", difference(&ours, &theirs));
+}
+
+/// Another binary than the recorded one: perf2bolt stops ("failed to match build-id").
+#[test]
+fn binary_not_in_the_recording_is_an_error() {
+    let perf = common::read("bolt-perf/cprog/cprog.brstack.perf.data");
+    let other = common::read("bolt-perf/cxxprog/cxxprog");
+    let err = aggregate(&perf, &other, "cprog").unwrap_err();
+    assert!(err.to_string().contains("build id"), "{err}");
+}
+
+/// A recording without branch stacks gives an empty LBR profile, as perf2bolt writes.
+#[test]
+fn samples_without_branch_stacks_give_an_empty_profile() {
+    let perf = common::read("bolt-perf/cprog/cprog.cpuclock.perf.data");
+    let elf = common::read("bolt-perf/cprog/cprog");
+    assert_eq!(aggregate(&perf, &elf, "cprog").unwrap(), "");
+}
+
+/// The binary with its `.symtab` turned into an unused section header (SHT_NULL).
+fn without_symtab(elf: &[u8]) -> Vec<u8> {
+    let mut out = elf.to_vec();
+    let u64_at = |at: usize| u64::from_le_bytes(elf[at..at + 8].try_into().unwrap()) as usize;
+    let u16_at = |at: usize| u16::from_le_bytes(elf[at..at + 2].try_into().unwrap()) as usize;
+    let (shoff, shentsize, shnum) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c));
+    for i in 0..shnum {
+        let sh_type = shoff + i * shentsize + 4;
+        if elf[sh_type..sh_type + 4] == 2u32.to_le_bytes() {
+            out[sh_type..sh_type + 4].copy_from_slice(&0u32.to_le_bytes());
+        }
+    }
+    out
+}
+
+#[test]
+fn binary_without_symbols_is_an_error() {
+    let perf = common::read("bolt-perf/cprog/cprog.brstack.perf.data");
+    let stripped = without_symtab(&common::read("bolt-perf/cprog/cprog"));
+    let err = aggregate(&perf, &stripped, "cprog").unwrap_err();
+    assert!(err.to_string().contains("symbol"), "{err}");
+}
+
+/// Truncated and bit-flipped binaries and recordings: an error or a profile, never a panic.
+#[test]
+fn damaged_inputs_never_panic() {
+    let perf = common::read("bolt-perf/cxxprog/cxxprog.brstack.perf.data");
+    let elf = common::read("bolt-perf/cxxprog/cxxprog");
+    for len in (0..elf.len()).step_by(2999).chain([elf.len() - 1]) {
+        let _ = aggregate(&perf, &elf[..len], "cxxprog");
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..50 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut damaged = elf.clone();
+        let at = (state as usize) % damaged.len();
+        damaged[at] ^= 1 << (state >> 61);
+        let _ = aggregate(&perf, &damaged, "cxxprog");
+    }
+    for len in (0..perf.len()).step_by(12289) {
+        let _ = aggregate(&perf[..len], &elf, "cxxprog");
+    }
 }
