@@ -20,6 +20,8 @@
 //   {type:'memprof_site', id, req, site} one site with its call stack
 //   {type:'correlate', id, req, binary} decode the correlated raw profile `id` with
 //                                        the open ELF `binary` (read in place, not copied)
+//   {type:'symbolize', id, req, binaries} name the frames of the perf.data `id` from the
+//                                        open ELF and kallsyms files `binaries` (shared, not copied)
 //   {type:'flame', id, req, event, t0, t1, inverted}
 //                                        lay out the flame graph (t0 < t1: samples in t0..t1)
 //   {type:'sandwich', id, req, event, t0, t1, frame}
@@ -41,6 +43,7 @@
 //   {type:'memprof', id, req, column, descending, total, start, raw, columns, rows}
 //   {type:'memprof_site', id, req, site}
 //   {type:'correlated', id, req, binary, views, correlatedWith}
+//   {type:'symbolized', id, req, stacks, symbolizedWith}
 //   {type:'flame', id, req, event, t0, t1, inverted, rects, rows}
 //                                        rects: Float64Array [x0, width, self, frame] per
 //                                        rectangle, rows: Uint32Array (both transferred)
@@ -107,6 +110,12 @@ async function handle(msg) {
     case 'memprof_site': {
       const site = JSON.parse(session(msg.id).memprof_site(msg.site));
       return post({ type: 'memprof_site', id: msg.id, req: msg.req, site });
+    }
+    case 'symbolize': {
+      const s = session(msg.id);
+      for (const binary of msg.binaries) s.symbolize_add(session(binary));
+      const done = JSON.parse(s.symbolize());
+      return post({ type: 'symbolized', id: msg.id, req: msg.req, ...done });
     }
     case 'correlate': {
       const done = JSON.parse(session(msg.id).correlate(session(msg.binary)));

@@ -85,6 +85,18 @@ impl Session {
         self.0.correlate(&binary.0).map_err(|e| JsError::new(&e))
     }
 
+    /// Adds an open ELF binary or kallsyms file to those this perf.data's frames
+    /// are named from (its bytes are shared in wasm memory, not copied).
+    pub fn symbolize_add(&mut self, binary: &Session) -> Result<(), JsError> {
+        self.0.symbolize_add(&binary.0).map_err(|e| JsError::new(&e))
+    }
+
+    /// Rebuilds this perf.data's call stacks with the files added. JSON:
+    /// `{"stacks":{...},"symbolizedWith":[names]}`.
+    pub fn symbolize(&mut self) -> Result<String, JsError> {
+        self.0.symbolize().map_err(|e| JsError::new(&e))
+    }
+
     /// Lays out the flame graph (`inverted`: icicle) of `event`'s samples in `t0..t1`
     /// (all when not `t0 < t1`); returns the number of rectangles.
     pub fn flame(&mut self, event: u32, t0: f64, t1: f64, inverted: bool) -> Result<u32, JsError> {

@@ -19,17 +19,20 @@
 //! Counts and hashes are sent as decimal strings, as JS numbers lose bits past 2^53.
 
 use alloc::borrow::Cow;
+use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::Write;
 
 use pgolens::dump::write_json;
 use pgolens::formats::instrprof::{self, model::Profile};
+use pgolens::formats::perf::PerfData;
 use pgolens::model::detail::KIND_NAMES;
 use pgolens::model::instrprof::{self as adapter, Names};
 use pgolens::model::memprof::{build_id_hex, Column as MemColumn, Sites};
 use pgolens::model::stacks::StackProfile;
 use pgolens::model::{Column, FunctionTable, Summary};
+use pgolens::symbolize::{Kallsyms, Symbolizer};
 use pgolens::{Detection, Format, Node};
 
 use crate::stacks::{self, StacksView};
@@ -47,8 +50,9 @@ pub struct Session {
 }
 
 struct Decoded {
-    /// The content the decoders see (gunzipped when the file was gzip).
-    data: Vec<u8>,
+    /// The content the decoders see (gunzipped when the file was gzip). Shared, not
+    /// copied, with the perf.data sessions a binary symbolizes.
+    data: Rc<Vec<u8>>,
     file_size: u64,
     detection: Detection,
     root: Node,
@@ -57,12 +61,40 @@ struct Decoded {
     memprof: Option<MemProfView>,
     /// The call stacks of a format that has them.
     stacks: Option<StacksView>,
+    /// A `/proc/kallsyms` file: no format of its own, it only names kernel frames.
+    kallsyms: bool,
+    /// The binaries and kallsyms files this perf.data is symbolized with.
+    symbols: Vec<SymbolFile>,
 }
 
-/// The call stacks of the formats that have them; `None` for the others. (The
-/// perf.data adapter, `pgolens::formats::perf`, plugs in here.)
-fn stacks_of(_data: &[u8], _detection: &Detection) -> Option<StackProfile> {
-    None
+/// A binary or kallsyms file that names the frames of a perf.data.
+struct SymbolFile {
+    name: String,
+    data: Rc<Vec<u8>>,
+    kallsyms: bool,
+}
+
+/// The call stacks of the formats that have them (`None` for the others),
+/// symbolized with `symbols`.
+fn stacks_of(data: &[u8], detection: &Detection, symbols: &[SymbolFile]) -> Option<Result<StackProfile, String>> {
+    if !matches!(detection.format, Format::PerfData | Format::PerfDataPipe) {
+        return None;
+    }
+    Some(perf_stacks(data, symbols).map_err(|e| e.to_string()))
+}
+
+fn perf_stacks(data: &[u8], symbols: &[SymbolFile]) -> pgolens::Result<StackProfile> {
+    let perf = PerfData::parse(data)?;
+    let mut symbolizer = Symbolizer::new();
+    for file in symbols {
+        // A binary that does not parse names nothing; its own session shows why.
+        if file.kallsyms {
+            let _ = symbolizer.set_kallsyms(&file.data);
+        } else {
+            let _ = symbolizer.add_binary(&file.name, &file.data);
+        }
+    }
+    pgolens::model::perf::stack_profile(&perf, &symbolizer, |_, _| {})
 }
 
 /// MemProf allocation sites and the order last asked for.
@@ -143,14 +175,21 @@ impl Session {
         }
         let (data, detection) = {
             let input = pgolens::open(&raw).map_err(|e| e.to_string())?;
-            let detection = input.detect().map_err(|e| e.to_string())?;
+            let detection = match input.detect() {
+                Ok(detection) => detection,
+                Err(e) if matches!(e.kind, pgolens::ErrorKind::UnknownFormat) && is_kallsyms(&input.data) => {
+                    drop(input);
+                    return self.finish_kallsyms(raw);
+                }
+                Err(e) => return Err(e.to_string()),
+            };
             match input.data {
                 Cow::Owned(inflated) => (Some(inflated), detection),
                 Cow::Borrowed(_) => (None, detection),
             }
         };
         // The compressed bytes are dropped here when the file was gzip.
-        let data = data.unwrap_or(raw);
+        let data = Rc::new(data.unwrap_or(raw));
         let mut root = pgolens::dump(&data, &detection).map_err(|e| e.to_string())?;
         expand(&data, &detection, &mut root)?;
 
@@ -180,7 +219,11 @@ impl Session {
         }
         .map(|sites| MemProfView { sites, sorted: None });
         let memprof_view = if memprof.is_some() { ",\"memprof\"" } else { "" };
-        let stacks = stacks_of(&data, &detection).map(StacksView::new);
+        let (stacks, stacks_error) = match stacks_of(&data, &detection, &[]) {
+            Some(Ok(profile)) => (Some(StacksView::new(profile)), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
         match &views {
             Some(Ok(_)) => {
                 let _ = write!(out, ",\"views\":[\"dump\",\"functions\",\"summary\"{memprof_view}]");
@@ -190,6 +233,10 @@ impl Session {
                 json_string(e, &mut out);
             }
             None if stacks.is_some() => out.push_str(",\"views\":[\"dump\",\"flame\",\"functions\"]"),
+            None if stacks_error.is_some() => {
+                out.push_str(",\"views\":[\"dump\"],\"viewsError\":");
+                json_string(stacks_error.as_deref().unwrap_or_default(), &mut out);
+            }
             None => {
                 let _ = write!(out, ",\"views\":[\"dump\"{memprof_view}]");
             }
@@ -203,8 +250,88 @@ impl Session {
         out.push_str(",\"children\":");
         children_json(&root, &mut out);
         out.push('}');
-        self.decoded =
-            Some(Decoded { data, file_size, detection, root, views: views.and_then(Result::ok), memprof, stacks });
+        self.decoded = Some(Decoded {
+            data,
+            file_size,
+            detection,
+            root,
+            views: views.and_then(Result::ok),
+            memprof,
+            stacks,
+            kallsyms: false,
+            symbols: Vec::new(),
+        });
+        Ok(out)
+    }
+
+    /// A `/proc/kallsyms` file, kept to name the kernel frames of perf.data files.
+    fn finish_kallsyms(&mut self, data: Vec<u8>) -> Result<String, String> {
+        let symbols = Kallsyms::parse(&data).map_err(|e| e.to_string())?.len();
+        let size = data.len() as u64;
+        let root = Node::new("kallsyms", 0, size).with_value(alloc::format!("{symbols} text symbols"));
+        let mut out = String::from("{\"name\":");
+        json_string(&self.name, &mut out);
+        let _ = write!(
+            out,
+            ",\"format\":\"kallsyms\",\"detection\":\"kallsyms ({symbols} text symbols)\",\"version\":null,\"size\":{size},\"fileSize\":{size},\"gzip\":false,\"views\":[\"dump\"]"
+        );
+        out.push_str(",\"root\":");
+        node_json(&root, &mut out);
+        out.push_str(",\"children\":[]}");
+        // The detection is never used: the root has no deferred children to expand.
+        let detection = Detection::new(Format::SampleText);
+        self.decoded = Some(Decoded {
+            data: Rc::new(data),
+            file_size: size,
+            detection,
+            root,
+            views: None,
+            memprof: None,
+            stacks: None,
+            kallsyms: true,
+            symbols: Vec::new(),
+        });
+        Ok(out)
+    }
+
+    /// Adds a binary (ELF) or kallsyms session to those this perf.data's frames are
+    /// named from; [`Session::symbolize`] then rebuilds the stacks. The bytes are
+    /// shared, not copied.
+    pub fn symbolize_add(&mut self, other: &Session) -> Result<(), String> {
+        let file = other.decoded.as_ref().ok_or_else(not_decoded)?;
+        let binary = matches!(file.detection.format, Format::Elf | Format::ElfWithBat) && !file.kallsyms;
+        if !binary && !file.kallsyms {
+            return Err(alloc::format!("{} is neither an ELF binary nor a kallsyms file", other.name));
+        }
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        if !decoded.symbols.iter().any(|s| s.name == other.name && Rc::ptr_eq(&s.data, &file.data)) {
+            decoded.symbols.push(SymbolFile {
+                name: other.name.clone(),
+                data: Rc::clone(&file.data),
+                kallsyms: file.kallsyms,
+            });
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the call stacks with the files given to [`Session::symbolize_add`].
+    /// JSON: `{"stacks":{...},"symbolizedWith":[names]}`.
+    pub fn symbolize(&mut self) -> Result<String, String> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        let profile = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols)
+            .ok_or_else(|| String::from("this file has no call stacks"))??;
+        let stacks = StacksView::new(profile);
+        let mut out = String::from("{\"stacks\":");
+        stacks.info_json(&mut out);
+        out.push_str(",\"symbolizedWith\":[");
+        for (i, file) in decoded.symbols.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json_string(&file.name, &mut out);
+        }
+        out.push_str("]}");
+        decoded.stacks = Some(stacks);
         Ok(out)
     }
 
@@ -225,8 +352,17 @@ impl Session {
         out.push_str(",\"children\":[]}");
         // The detection is never used: the root has no deferred children to expand.
         let detection = Detection::new(Format::SampleText);
-        self.decoded =
-            Some(Decoded { data, file_size: size, detection, root, views: None, memprof: None, stacks: Some(stacks) });
+        self.decoded = Some(Decoded {
+            data: Rc::new(data),
+            file_size: size,
+            detection,
+            root,
+            views: None,
+            memprof: None,
+            stacks: Some(stacks),
+            kallsyms: false,
+            symbols: Vec::new(),
+        });
         Ok(out)
     }
 
@@ -622,6 +758,11 @@ impl Session {
 }
 
 /// Builds the children of a deferred node, tiled like every other level.
+/// Whether an input no format claims is a `/proc/kallsyms` listing.
+fn is_kallsyms(data: &[u8]) -> bool {
+    Kallsyms::parse(data).is_ok_and(|k| !k.is_empty())
+}
+
 fn expand(data: &[u8], detection: &Detection, node: &mut Node) -> Result<(), String> {
     if let Some(deferred) = node.deferred {
         let children = pgolens::expand(data, detection, &deferred).map_err(|e| e.to_string())?;
@@ -723,6 +864,43 @@ mod tests {
     fn corpus(path: &str) -> Option<Vec<u8>> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
         std::fs::read(root.join(path)).ok()
+    }
+
+    #[test]
+    fn perf_data_has_stacks_named_by_dropped_binaries_and_kallsyms() {
+        let (Some(perf), Some(elf)) = (corpus("bolt-perf/cprog/cprog.fp.perf.data"), corpus("bolt-perf/cprog/cprog"))
+        else {
+            return;
+        };
+        let mut p = session("cprog.fp.perf.data", &perf);
+        let opened = p.finish().unwrap();
+        assert!(opened.contains("\"views\":[\"dump\",\"flame\",\"functions\"]"), "{opened}");
+        // perf report: "Samples: 469 of event 'cpu-clock'".
+        assert!(opened.contains("\"events\":[\"cpu-clock\"]") && opened.contains("\"samples\":469"), "{opened}");
+        let names = p.frame_names().unwrap();
+        assert!(names.contains("cprog+0x129d") && !names.contains("hot_loop"), "{names}");
+
+        let mut e = session("cprog", &elf);
+        e.finish().unwrap();
+        // cprog.fp.perf.data.script.txt: "ffffffff8158c375 next_uptodate_folio+0x55 ([kernel.kallsyms])".
+        let mut k =
+            session("kallsyms", b"ffffffff8158c320 T next_uptodate_folio\nffffffff8158c600 T filemap_map_pages\n");
+        let kopened = k.finish().unwrap();
+        assert!(kopened.contains("\"format\":\"kallsyms\""), "{kopened}");
+        p.symbolize_add(&e).unwrap();
+        p.symbolize_add(&k).unwrap();
+        assert!(p.symbolize_add(&p_clone_text()).is_err());
+        let done = p.symbolize().unwrap();
+        assert!(done.contains("\"symbolizedWith\":[\"cprog\",\"kallsyms\"]"), "{done}");
+        let names = p.frame_names().unwrap();
+        assert!(names.contains("hot_loop") && names.contains("next_uptodate_folio"), "{names}");
+        assert!(!names.contains("cprog+0x129d"), "{names}");
+    }
+
+    fn p_clone_text() -> Session {
+        let mut t = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
+        t.finish().unwrap();
+        t
     }
 
     #[test]
