@@ -55,9 +55,13 @@ fn mappings(rawdump: &str, dso: &str) -> Vec<(u64, u64, u64)> {
 /// offsets; sample lines without call chains give process addresses, turned into
 /// file offsets with the MMAP2 records of the same recording.
 fn perf_symbols(program: &str, recording: &str) -> BTreeMap<u64, String> {
+    perf_symbols_of(program, recording, &dso(program))
+}
+
+/// [`perf_symbols`] for any DSO of the recording.
+fn perf_symbols_of(program: &str, recording: &str, dso: &str) -> BTreeMap<u64, String> {
     let base = format!("bolt-perf/{program}/{program}.{recording}.perf.data");
     let script = String::from_utf8(common::read(&format!("{base}.script-F.txt"))).unwrap();
-    let dso = dso(program);
     let suffix = format!(" ({dso})");
     let mut maps = None;
     let mut out = BTreeMap::new();
@@ -72,7 +76,7 @@ fn perf_symbols(program: &str, recording: &str) -> BTreeMap<u64, String> {
             let after_event = &rest[rest.rfind(": ").unwrap() + 2..];
             let (address, symbol) = after_event.trim_start().split_once(' ').unwrap();
             let maps = maps.get_or_insert_with(|| {
-                mappings(&String::from_utf8(common::read(&format!("{base}.rawdump.txt"))).unwrap(), &dso)
+                mappings(&String::from_utf8(common::read(&format!("{base}.rawdump.txt"))).unwrap(), dso)
             });
             let ip = hex(address);
             let &(start, _, pgoff) = maps.iter().find(|(start, len, _)| (*start..start + len).contains(&ip)).unwrap();
@@ -105,6 +109,39 @@ fn function_names_match_perf_script() {
     }
     // Distinct addresses over both programs and five recordings each.
     assert!(checked > 300, "only {checked} addresses checked");
+}
+
+/// The corpus recordings' libc is Debian 12's (build id 93ac61ec…); where this
+/// machine has that libc and its separate debug file (`libc6-dbg`), perf's names for
+/// libc addresses come out of the pair: file offsets placed by the stripped library,
+/// names from the debug file's `.symtab`. Elsewhere the check is skipped.
+#[test]
+fn libc_with_its_debug_file() {
+    let library = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+    let debug = "/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug";
+    let (Ok(library_bytes), Ok(debug_bytes)) = (std::fs::read(library), std::fs::read(debug)) else {
+        eprintln!("skipped: no {library} with its debug file {debug}");
+        return;
+    };
+    let mut symbolizer = Symbolizer::new();
+    symbolizer.add_binary("libc.so.6", &library_bytes).unwrap();
+    symbolizer.add_binary("93ac61ec5a8eb1396f9fbd350e3169a558528a40.debug", &debug_bytes).unwrap();
+    let build_id = Binary::parse(&debug_bytes).unwrap().build_id().unwrap().to_vec();
+    if Binary::parse(&library_bytes).unwrap().build_id() != Some(build_id.as_slice()) {
+        eprintln!("skipped: {library} is another build than the recordings'");
+        return;
+    }
+    let mut checked = 0;
+    for program in PROGRAMS {
+        for recording in RECORDINGS {
+            for (offset, perf) in perf_symbols_of(program, recording, library) {
+                let ours = symbolizer.function_name(library, Some(&build_id), Address::FileOffset(offset));
+                assert_eq!(ours, perf, "{program}.{recording}: libc file offset {offset:#x}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} libc addresses checked");
 }
 
 #[test]
@@ -245,6 +282,52 @@ fn section(elf: &[u8], name: &str) -> (usize, usize, usize) {
     panic!("no section {name}");
 }
 
+/// `elf` with every `.debug_*` section compressed in place as `objcopy
+/// --compress-debug-sections=zlib` stores them: an `Elf64_Chdr` (ch_type 1 = zlib,
+/// reserved, ch_size, ch_addralign) and the zlib stream, `SHF_COMPRESSED` set.
+fn compress_debug_sections(elf: &[u8]) -> Vec<u8> {
+    let mut out = elf.to_vec();
+    for name in [
+        ".debug_info",
+        ".debug_abbrev",
+        ".debug_line",
+        ".debug_str",
+        ".debug_addr",
+        ".debug_line_str",
+        ".debug_loclists",
+        ".debug_rnglists",
+        ".debug_str_offsets",
+    ] {
+        let (header, at, size) = section(&out, name);
+        let stream = miniz_oxide::deflate::compress_to_vec_zlib(&elf[at..at + size], 6);
+        let mut chdr = Vec::new();
+        chdr.extend_from_slice(&1u32.to_le_bytes());
+        chdr.extend_from_slice(&0u32.to_le_bytes());
+        chdr.extend_from_slice(&(size as u64).to_le_bytes());
+        chdr.extend_from_slice(&1u64.to_le_bytes());
+        chdr.extend_from_slice(&stream);
+        assert!(chdr.len() <= size, "{name} does not shrink");
+        out[at..at + chdr.len()].copy_from_slice(&chdr);
+        out[header + 9] |= 0x08; // sh_flags: SHF_COMPRESSED (0x800)
+        out[header + 32..header + 40].copy_from_slice(&(chdr.len() as u64).to_le_bytes());
+    }
+    out
+}
+
+/// Compressed DWARF gives the same frames as the plain sections.
+#[test]
+fn zlib_compressed_dwarf() {
+    let plain = binary_bytes("cxxprog");
+    let compressed = compress_debug_sections(&plain);
+    let (plain, compressed) = (Binary::parse(&plain).unwrap(), Binary::parse(&compressed).unwrap());
+    assert!(compressed.load_dwarf().unwrap());
+    for vaddr in [0x304a, 0x3593, 0x37db, 0x3695] {
+        let frames = compressed.inline_frames(vaddr).unwrap();
+        assert!(frames.len() > 1 || vaddr == 0x3695, "{vaddr:#x}: {frames:?}");
+        assert_eq!(frames, plain.inline_frames(vaddr).unwrap());
+    }
+}
+
 /// Every truncation of both binaries parses or fails cleanly, and lookups in what
 /// parsed never panic.
 #[test]
@@ -294,11 +377,31 @@ fn garbage_dwarf() {
     assert_eq!(err.offset(), Some(info_at as u64), "{err}");
     assert_eq!(binary.frames(0x304a).last().unwrap().function, "main");
 
-    // Marked SHF_COMPRESSED: not supported, said so.
+    // Marked SHF_COMPRESSED without being so: the unit length read as ch_type is no
+    // known compression.
     let mut bytes = original.clone();
     bytes[header + 9] |= 0x08; // sh_flags: SHF_COMPRESSED is bit 11
     let binary = Binary::parse(&bytes).unwrap();
-    assert!(binary.inline_frames(0x3593).unwrap_err().to_string().contains("compressed DWARF"));
+    let err = binary.inline_frames(0x3593).unwrap_err();
+    assert!(err.to_string().contains("zlib"), "{err}");
+    assert_eq!(err.offset(), Some(info_at as u64));
+
+    // A zlib stream that is cut short, and one that claims a larger size.
+    for (cut, claim) in [(true, 0), (false, 1)] {
+        let mut bytes = compress_debug_sections(&original);
+        let (header, at, size) = section(&bytes, ".debug_line");
+        if cut {
+            bytes[header + 32..header + 40].copy_from_slice(&((size / 2) as u64).to_le_bytes());
+        }
+        let ch_size = u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap());
+        bytes[at + 8..at + 16].copy_from_slice(&(ch_size + claim).to_le_bytes());
+        let binary = Binary::parse(&bytes).unwrap();
+        let err = binary.inline_frames(0x3593).unwrap_err();
+        // In the .debug_line stream, after its Elf64_Chdr.
+        let offset = err.offset().unwrap() as usize;
+        assert!((at + 24..=at + size).contains(&offset), "{err}");
+        assert_eq!(binary.frames(0x3593).last().unwrap().function, "total_area");
+    }
 
     // Line programs and abbreviations scribbled over, and bit flips through
     // .debug_info: whatever comes out, nothing panics.

@@ -17,11 +17,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 
-use object::read::elf::{FileHeader, ProgramHeader, Rel, Rela, SectionHeader, SectionTable, Sym};
+use object::read::elf::{CompressionHeader, FileHeader, ProgramHeader, Rel, Rela, SectionHeader, SectionTable, Sym};
 use object::{elf, Endianness};
 
 use super::demangle::perf_name;
-use super::dwarf::{self, DebugSection, Dwarf};
+use super::dwarf::{self, Chdr, DebugSection, Dwarf};
 use super::symbols::{Aliases, Binding, Symbol, Symbols};
 use super::Frame;
 use crate::error::{Error, Result};
@@ -212,7 +212,15 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8]) -> Result<Bi
     let mut debug = Vec::new();
     for section in sections.iter() {
         let name = sections.section_name(endian, section).unwrap_or_default();
-        if let Some(found) = DebugSection::new(name, section.file_range(endian), section.sh_flags(endian)) {
+        // SHF_COMPRESSED: an Elf_Chdr (type, uncompressed size) before the stream.
+        let compression: Option<Chdr> = match section.compression(endian, data) {
+            Ok(Some((header, at, size))) => {
+                Some(Ok((header.ch_type(endian).0, header.ch_size(endian).into(), at, size)))
+            }
+            Ok(None) => None,
+            Err(_) => Some(Err(())),
+        };
+        if let Some(found) = DebugSection::new(name, section.file_range(endian), compression) {
             debug.push(found);
         }
     }

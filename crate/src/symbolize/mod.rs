@@ -78,6 +78,25 @@ struct Entry<'a> {
     binary: Binary<'a>,
 }
 
+/// Which dropped binaries stand for a DSO (see [`Symbolizer::find`]).
+struct Matching<'q> {
+    name: &'q str,
+    wanted: Option<&'q [u8]>,
+    /// Some binary has the wanted build id: match by it alone.
+    by_id: bool,
+}
+
+impl Matching<'_> {
+    fn accepts(&self, entry: &Entry<'_>) -> bool {
+        let id = entry.binary.build_id();
+        if self.by_id {
+            id == self.wanted
+        } else {
+            entry.name == self.name && (self.wanted.is_none() || id.is_none())
+        }
+    }
+}
+
 /// Several dropped binaries and, optionally, the kernel's symbols.
 #[derive(Default)]
 pub struct Symbolizer<'a> {
@@ -117,22 +136,39 @@ impl<'a> Symbolizer<'a> {
         self.kallsyms.as_ref()
     }
 
-    /// The dropped binary for a DSO: the one with `build_id` when it is given and
-    /// some binary has it; else the one with the same file name, unless the two
-    /// build ids are both known and differ (another build of the program would give
-    /// wrong names).
+    /// The dropped binary for a DSO: one with `build_id` when it is given and some
+    /// binary has it; else one with the same file name, unless the two build ids are
+    /// both known and differ (another build of the program would give wrong names).
+    /// Of several (a stripped library and its separate debug file share a build id),
+    /// the one with the most symbols.
     pub fn find(&self, dso_path: &str, build_id: Option<&[u8]>) -> Option<&Binary<'a>> {
-        let wanted = build_id.filter(|id| !id.is_empty());
-        if let Some(id) = wanted {
-            if let Some(entry) = self.binaries.iter().find(|e| e.binary.build_id() == Some(id)) {
-                return Some(&entry.binary);
+        let matching = self.matching(dso_path, build_id);
+        let mut best: Option<&Binary<'a>> = None;
+        for entry in self.binaries.iter().filter(|e| matching.accepts(e)) {
+            if best.is_none_or(|b| entry.binary.symbol_count() > b.symbol_count()) {
+                best = Some(&entry.binary);
             }
         }
-        let name = basename(dso_path);
-        self.binaries
-            .iter()
-            .find(|e| e.name == name && (wanted.is_none() || e.binary.build_id().is_none()))
-            .map(|e| &e.binary)
+        best
+    }
+
+    /// The ELF virtual address of `address` in the DSO. A file offset is placed by the
+    /// first matching binary whose `PT_LOAD` segments hold it in the file: a separate
+    /// debug file's segments hold no bytes, so its stripped twin places them.
+    fn vaddr(&self, dso_path: &str, build_id: Option<&[u8]>, address: Address) -> Option<u64> {
+        match address {
+            Address::Vaddr(vaddr) => Some(vaddr),
+            Address::FileOffset(offset) => {
+                let matching = self.matching(dso_path, build_id);
+                self.binaries.iter().filter(|e| matching.accepts(e)).find_map(|e| e.binary.vaddr_of_file_offset(offset))
+            }
+        }
+    }
+
+    fn matching<'q>(&self, dso_path: &'q str, build_id: Option<&'q [u8]>) -> Matching<'q> {
+        let wanted = build_id.filter(|id| !id.is_empty());
+        let by_id = wanted.is_some_and(|id| self.binaries.iter().any(|e| e.binary.build_id() == Some(id)));
+        Matching { name: basename(dso_path), wanted, by_id }
     }
 
     /// The frames at `address` in the DSO `dso_path` (innermost first, see
@@ -155,10 +191,7 @@ impl<'a> Symbolizer<'a> {
             );
         }
         let binary = self.find(dso_path, build_id)?;
-        let vaddr = match address {
-            Address::Vaddr(vaddr) => Some(vaddr),
-            Address::FileOffset(offset) => binary.vaddr_of_file_offset(offset),
-        };
+        let vaddr = self.vaddr(dso_path, build_id, address);
         Some(vaddr.map(|v| binary.frames(v)).unwrap_or_default())
     }
 
@@ -174,11 +207,7 @@ impl<'a> Symbolizer<'a> {
             let (Address::FileOffset(offset) | Address::Vaddr(offset)) = address;
             return dso_offset_label(dso_path, offset);
         };
-        let vaddr = match address {
-            Address::Vaddr(vaddr) => Some(vaddr),
-            Address::FileOffset(offset) => binary.vaddr_of_file_offset(offset),
-        };
-        match vaddr.and_then(|v| binary.symbol_for(v)) {
+        match self.vaddr(dso_path, build_id, address).and_then(|v| binary.symbol_for(v)) {
             Some((name, _)) => String::from(name),
             None => String::from("[unknown]"),
         }
