@@ -1,6 +1,6 @@
 //! `perf script` text, byte for byte as perf 6.1 prints it, for two field sets.
 //!
-//! Samples are printed in perf's delivery order ([`PerfData::time_order`]) while
+//! Samples are printed in perf's delivery order ([`PerfData::for_each_in_time_order`]) while
 //! a [`Machine`] replays the other records, which gives the thread names and the
 //! maps call-chain frames resolve in. The rules, from perf 6.1's
 //! `builtin-script.c` (`perf_sample__fprintf_start`, `process_event`,
@@ -69,21 +69,31 @@ pub fn write_script<E>(
     fields: ScriptFields,
     mut sink: impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<(), ScriptError<E>> {
-    let order = perf.time_order()?;
     let mut machine = Machine::new(perf);
     let printer = Printer::new(perf, fields);
     let mut out: Vec<u8> = Vec::with_capacity(CHUNK.saturating_add(4096));
-    for position in order {
+    // The sink's error cannot pass through the decoder's callback: keep it here
+    // and stop the walk with a placeholder.
+    let mut sink_error = None;
+    let walked = perf.for_each_in_time_order(|position| {
         let record = perf.record_at(position)?;
         machine.apply(&record);
         if let Record::Sample(sample) = &record.record {
             printer.sample(&machine, sample, &mut out);
             if out.len() >= CHUNK {
-                sink(&out).map_err(ScriptError::Sink)?;
+                if let Err(e) = sink(&out) {
+                    sink_error = Some(e);
+                    return Err(Error::malformed(record.offset, "an output that accepts the text"));
+                }
                 out.clear();
             }
         }
+        Ok(())
+    });
+    if let Some(e) = sink_error {
+        return Err(ScriptError::Sink(e));
     }
+    walked?;
     if !out.is_empty() {
         sink(&out).map_err(ScriptError::Sink)?;
     }
@@ -105,60 +115,80 @@ pub fn script_bytes(perf: &PerfData<'_>, fields: ScriptFields) -> Result<Vec<u8>
 }
 
 /// What stays the same for every sample of a file.
-struct Printer<'p> {
+struct Printer {
     fields: ScriptFields,
-    /// Per event: its name, and whether perf prints its call chains.
-    events: Vec<(&'p [u8], bool)>,
-    name_width: usize,
+    /// Per event: `"%*s: "` of its name, and whether perf prints its call chains.
+    events: Vec<(Vec<u8>, bool)>,
     /// Pipe mode: perf adds the `sym` field to events with call chains.
     sym: bool,
 }
 
-impl<'p> Printer<'p> {
-    fn new(perf: &'p PerfData<'_>, fields: ScriptFields) -> Self {
+impl Printer {
+    fn new(perf: &PerfData<'_>, fields: ScriptFields) -> Self {
         // perf turns call chains off when no event of a file records them; in
         // pipe mode it cannot know in advance and leaves them on.
         let use_callchain = perf.pipe || perf.events.iter().any(|e| e.attr.has(st::CALLCHAIN));
-        let events =
-            perf.events.iter().map(|e| (e.name.as_bytes(), use_callchain && e.attr.has(st::CALLCHAIN))).collect();
-        let name_width = perf.events.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        let width = perf.events.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        let events = perf
+            .events
+            .iter()
+            .map(|e| {
+                let mut name = Vec::new();
+                pad(&mut name, width, e.name.len());
+                name.extend_from_slice(e.name.as_bytes());
+                name.extend_from_slice(b": ");
+                (name, use_callchain && e.attr.has(st::CALLCHAIN))
+            })
+            .collect();
         let combined = perf.events.iter().fold(0u64, |acc, e| acc | e.attr.sample_type);
         let sym = perf.pipe
             && (combined & (st::CALLCHAIN | st::BRANCH_STACK) != 0
                 || combined & (st::REGS_USER | st::STACK_USER) == st::REGS_USER | st::STACK_USER);
-        Printer { fields, events, name_width, sym }
+        Printer { fields, events, sym }
     }
 
     fn sample(&self, machine: &Machine, s: &Sample<'_>, out: &mut Vec<u8>) {
-        let (name, chain) = self.events.get(s.event).copied().unwrap_or((b"[unknown]", false));
+        let (name, chain) = match self.events.get(s.event) {
+            Some((name, chain)) => (&name[..], *chain),
+            None => (&b"[unknown]: "[..], false),
+        };
         let pid = s.pid.map_or(-1, |p| p as i32);
         let tid = s.tid.map_or(-1, |t| t as i32);
         let thread = machine.thread(tid);
         if self.fields == ScriptFields::Samples {
             let comm: &[u8] = thread.map_or(b":-1", |t| &t.comm);
-            if !chain {
-                pad(out, 16, comm.len());
+            if chain {
+                out.extend_from_slice(comm);
+            } else {
+                right::<16>(out, comm);
             }
-            out.extend_from_slice(comm);
             out.push(b' ');
+            // "%5d/%-5d "
             let mut buf = [0u8; 24];
-            let text = format_decimal(&mut buf, i64::from(pid));
-            pad(out, 5, text.len());
-            out.extend_from_slice(text);
+            right::<5>(out, format_decimal(&mut buf, i64::from(pid)));
             out.push(b'/');
             let text = format_decimal(&mut buf, i64::from(tid));
-            out.extend_from_slice(text);
-            pad(out, 5, text.len());
-            out.push(b' ');
+            let mut field = [b' '; 6];
+            match field.get_mut(..text.len()) {
+                Some(head) if text.len() < 6 => {
+                    head.copy_from_slice(text);
+                    out.extend_from_slice(&field);
+                }
+                _ => {
+                    out.extend_from_slice(text);
+                    out.push(b' ');
+                }
+            }
             time(out, s.time.unwrap_or(0));
             out.extend_from_slice(b": ");
-            let text = format_unsigned(&mut buf, s.period.unwrap_or(0));
-            pad(out, 10, text.len());
-            out.extend_from_slice(text);
+            let mut field = [b' '; 10];
+            if fill_decimal(&mut field, s.period.unwrap_or(0)) {
+                out.extend_from_slice(&field);
+            } else {
+                out.extend_from_slice(format_unsigned(&mut buf, s.period.unwrap_or(0)));
+            }
             out.push(b' ');
-            pad(out, self.name_width, name.len());
             out.extend_from_slice(name);
-            out.extend_from_slice(b": ");
         }
         match s.callchain.filter(|_| chain) {
             Some(ips) => {
@@ -189,17 +219,30 @@ impl<'p> Printer<'p> {
                         (misc::USER, Some(maps)) => machine.user_map_ip(maps, ip).unwrap_or(ip),
                         _ => ip,
                     };
-                    out.push(b'\t');
-                    hex16(out, shown);
-                    if self.sym {
-                        out.extend_from_slice(b" [unknown]");
+                    let mut line = [b' '; 18];
+                    if let Some((first, rest)) = line.split_first_mut() {
+                        *first = b'\t';
+                        if let Some(digits) = rest.first_chunk_mut::<16>() {
+                            fill_hex(digits, shown);
+                        }
                     }
-                    out.push(b'\n');
+                    if self.sym {
+                        out.extend_from_slice(line.get(..17).unwrap_or(&[]));
+                        out.extend_from_slice(b" [unknown]\n");
+                    } else {
+                        if let Some(last) = line.last_mut() {
+                            *last = b'\n';
+                        }
+                        out.extend_from_slice(&line);
+                    }
                 }
             }
             None => {
-                out.push(b' ');
-                hex16(out, s.ip.unwrap_or(0));
+                let mut field = [b' '; 17];
+                if let Some(digits) = field.last_chunk_mut::<16>() {
+                    fill_hex(digits, s.ip.unwrap_or(0));
+                }
+                out.extend_from_slice(&field);
                 if self.sym && chain {
                     out.extend_from_slice(b" [unknown]");
                 }
@@ -277,19 +320,35 @@ pub fn branch_type_name(kind: u8, new_type: u8) -> &'static [u8] {
 fn time(out: &mut Vec<u8>, nanos: u64) {
     let secs = nanos / 1_000_000_000;
     let micros = nanos % 1_000_000_000 / 1_000;
-    let mut buf = [0u8; 24];
-    let s = format_unsigned(&mut buf, secs);
-    let len = s.len().saturating_add(7);
-    pad(out, 12, len);
-    out.extend_from_slice(s);
-    out.push(b'.');
-    let mut digits = [b'0'; 6];
-    let mut m = micros;
-    for d in digits.iter_mut().rev() {
-        *d = b'0'.wrapping_add((m % 10) as u8);
-        m /= 10;
+    let mut field = [b' '; 12];
+    let (head, tail) = field.split_at_mut(5);
+    if let Some((dot, digits)) = tail.split_first_mut() {
+        *dot = b'.';
+        let mut m = micros;
+        for d in digits.iter_mut().rev() {
+            *d = b'0'.wrapping_add((m % 10) as u8);
+            m /= 10;
+        }
     }
-    out.extend_from_slice(&digits);
+    if fill_decimal(head, secs) {
+        out.extend_from_slice(&field);
+    } else {
+        let mut buf = [0u8; 24];
+        out.extend_from_slice(format_unsigned(&mut buf, secs));
+        out.extend_from_slice(field.get(5..).unwrap_or(&[]));
+    }
+}
+
+/// `text` right-aligned in `W` columns (`"%Ws"`); longer text is not cut.
+fn right<const W: usize>(out: &mut Vec<u8>, text: &[u8]) {
+    let mut field = [b' '; W];
+    match W.checked_sub(text.len()).and_then(|at| field.get_mut(at..)) {
+        Some(tail) => {
+            tail.copy_from_slice(text);
+            out.extend_from_slice(&field);
+        }
+        None => out.extend_from_slice(text),
+    }
 }
 
 /// Spaces that right-align a `len`-byte field in `width`.
@@ -297,12 +356,28 @@ fn pad(out: &mut Vec<u8>, width: usize, len: usize) {
     out.resize(out.len().saturating_add(width.saturating_sub(len)), b' ');
 }
 
-/// `"%16lx"`.
-fn hex16(out: &mut Vec<u8>, n: u64) {
-    let mut buf = [0u8; 24];
-    let text = format_hex(&mut buf, n);
-    pad(out, 16, text.len());
-    out.extend_from_slice(text);
+/// `"%16lx"` into a 16-byte field of spaces.
+fn fill_hex(field: &mut [u8; 16], mut n: u64) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for d in field.iter_mut().rev() {
+        *d = DIGITS.get((n & 15) as usize).copied().unwrap_or(b'0');
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+/// `n` right-aligned in decimal into a field of spaces; false when it does not fit.
+fn fill_decimal(field: &mut [u8], mut n: u64) -> bool {
+    for d in field.iter_mut().rev() {
+        *d = b'0'.wrapping_add((n % 10) as u8);
+        n /= 10;
+        if n == 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// `n` in lowercase hex, without leading zeros, at the end of `buf`.
