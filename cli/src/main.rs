@@ -151,10 +151,16 @@ fn export_perf_script(path: &str, fields: ScriptFields) -> Result<(), String> {
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    match write_script(&perf, fields, |chunk| out.write_all(chunk)) {
-        Ok(()) => out.flush().map_err(io_error),
-        Err(ScriptError::Decode(e)) => Err(format!("{path}: {e}")),
-        Err(ScriptError::Sink(e)) => Err(io_error(e)),
+    let written = match write_script(&perf, fields, |chunk| out.write_all(chunk)) {
+        Ok(()) => out.flush(),
+        Err(ScriptError::Decode(e)) => return Err(format!("{path}: {e}")),
+        Err(ScriptError::Sink(e)) => Err(e),
+    };
+    match written {
+        // `| head` closed the pipe: what was asked for was printed, as perf (killed
+        // by SIGPIPE) would have it.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(io_error),
     }
 }
 
