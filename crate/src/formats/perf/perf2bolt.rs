@@ -413,7 +413,7 @@ fn fall_throughs(
     // function (a return), starts in the call's block.
     let outside = branch.wrapping_sub(address) >= size;
     let block_start = cfg.blocks.get(first).is_some_and(|b| b.start == from);
-    let entry = first == 0;
+    let entry = first == 0 || cfg.blocks.get(first).is_some_and(|b| b.landing_pad);
     if outside && block_start && (if returns { from != 0 } else { !entry }) {
         if let Some(previous) = first.checked_sub(1).and_then(|p| cfg.blocks.get(p)) {
             if previous.successors.contains(&from) && previous.ends_in_call {

@@ -16,6 +16,7 @@ use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::{elf, LittleEndian};
 
 use crate::error::{Error, Result};
+use crate::read::{Endian, Reader};
 
 /// A `PT_LOAD` program header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +70,8 @@ pub struct Binary<'data> {
     pub functions: Vec<Function>,
     /// Sorted by address.
     pub objects: Vec<Object>,
+    /// Landing pads of the LSDAs `.eh_frame` points to, sorted: they start blocks.
+    pub landing_pads: Vec<u64>,
 }
 
 fn bad(what: &'static str) -> impl Fn(object::Error) -> Error {
@@ -110,6 +113,9 @@ impl<'data> Binary<'data> {
                 }
             })
             .collect();
+        let eh_frame = table
+            .section_by_name(endian, b".eh_frame")
+            .and_then(|(_, s)| Some((s.sh_addr(endian), s.data(endian, data).ok()?)));
         let build_id = table.iter().find_map(|s| {
             let mut notes = s.notes(endian, data).ok()??;
             while let Ok(Some(note)) = notes.next() {
@@ -187,7 +193,47 @@ impl<'data> Binary<'data> {
                 objects.push(Object { name, address: *address, size: *size });
             }
         }
-        Ok(Binary { data, fixed_load_address, build_id, segments, sections, functions, objects })
+        let mut binary = Binary {
+            data,
+            fixed_load_address,
+            build_id,
+            segments,
+            sections,
+            functions,
+            objects,
+            landing_pads: Vec::new(),
+        };
+        if let Some((address, bytes)) = eh_frame {
+            binary.landing_pads = binary.landing_pads(address, bytes);
+        }
+        Ok(binary)
+    }
+
+    /// The landing pads of every FDE's LSDA (`.gcc_except_table` call-site records):
+    ///
+    /// ```text
+    /// u8 LPStart encoding [LPStart]   u8 TType encoding [uleb TType offset]
+    /// u8 call-site encoding  uleb table length
+    /// per call site: start, length, landing pad (call-site encoding), uleb action
+    /// ```
+    ///
+    /// A damaged `.eh_frame` or LSDA only loses the pads it would have given.
+    fn landing_pads(&self, eh_frame_address: u64, eh_frame: &[u8]) -> Vec<u64> {
+        use gimli::{BaseAddresses, CieOrFde, EhFrame, UnwindSection};
+        let section = EhFrame::new(eh_frame, gimli::LittleEndian);
+        let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
+        let mut entries = section.entries(&bases);
+        let mut pads = Vec::new();
+        while let Ok(Some(entry)) = entries.next() {
+            let CieOrFde::Fde(partial) = entry else { continue };
+            let Ok(fde) = partial.parse(EhFrame::cie_from_offset) else { continue };
+            let Some(gimli::Pointer::Direct(lsda)) = fde.lsda() else { continue };
+            let Some(bytes) = self.bytes_at(lsda, u64::MAX) else { continue };
+            let _ = lsda_pads(bytes, fde.initial_address(), &mut pads);
+        }
+        pads.sort_unstable();
+        pads.dedup();
+        pads
     }
 
     /// The function whose `[address, address + max_size)` holds `address`.
@@ -221,4 +267,44 @@ impl<'data> Binary<'data> {
     pub fn is_code(&self, address: u64) -> bool {
         self.sections.iter().any(|s| s.executable && address >= s.addr && address.wrapping_sub(s.addr) < s.size)
     }
+}
+
+/// Reads one `DW_EH_PE_*`-encoded value of an LSDA (absolute, uleb/sleb or fixed
+/// width; the application bits are ignored: call-site fields are offsets).
+fn encoded(r: &mut Reader<'_>, encoding: u8) -> Result<u64> {
+    Ok(match encoding & 0x0f {
+        0x00 => r.u64("LSDA pointer")?,
+        0x01 => r.uleb128("LSDA uleb128")?,
+        0x02 => r.u16("LSDA udata2")?.into(),
+        0x03 => r.u32("LSDA udata4")?.into(),
+        0x04 => r.u64("LSDA udata8")?,
+        0x09 => r.sleb128("LSDA sleb128")? as u64,
+        0x0a => i64::from(r.u16("LSDA sdata2")? as i16) as u64,
+        0x0b => i64::from(r.i32("LSDA sdata4")?) as u64,
+        0x0c => r.u64("LSDA sdata8")?,
+        _ => return Err(Error::invalid(r.offset(), "a DW_EH_PE value format", encoding.into())),
+    })
+}
+
+fn lsda_pads(bytes: &[u8], function: u64, pads: &mut Vec<u64>) -> Result<()> {
+    const OMIT: u8 = 0xff;
+    let mut r = Reader::new(bytes, Endian::Little);
+    let lp_start_encoding = r.u8("LPStart encoding")?;
+    let lp_start = if lp_start_encoding == OMIT { function } else { encoded(&mut r, lp_start_encoding)? };
+    if r.u8("TType encoding")? != OMIT {
+        r.uleb128("TType offset")?;
+    }
+    let encoding = r.u8("call-site encoding")?;
+    let length = r.uleb128("call-site table length")?;
+    let mut table = r.sub(length, "call-site table")?;
+    while !table.is_empty() {
+        encoded(&mut table, encoding)?;
+        encoded(&mut table, encoding)?;
+        let pad = encoded(&mut table, encoding)?;
+        table.uleb128("call-site action")?;
+        if pad != 0 {
+            pads.push(lp_start.wrapping_add(pad));
+        }
+    }
+    Ok(())
 }

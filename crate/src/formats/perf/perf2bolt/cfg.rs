@@ -2,7 +2,7 @@
 //! an x86-64 disassembly of its `st_size` bytes.
 //!
 //! * Blocks start at offset 0, at every direct branch target inside the function, at
-//!   every jump-table target, and at the first non-nop instruction after a terminator
+//!   every jump-table target, at every landing pad (from the LSDAs), and at the first non-nop instruction after a terminator
 //!   (conditional or unconditional jump, indirect jump, return).
 //! * A `jmp` right after a `jcc` stays in the `jcc`'s block (BOLT's "unconditional
 //!   branch following a conditional one").
@@ -29,6 +29,8 @@ pub struct Block {
     pub last: u64,
     /// The last instruction is a call.
     pub ends_in_call: bool,
+    /// The block is a landing pad.
+    pub landing_pad: bool,
     /// Offsets of the successor blocks, the fall-through included.
     pub successors: Vec<u64>,
 }
@@ -121,6 +123,9 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
         }
         recent.push(instruction);
     }
+    let pads = binary.landing_pads.partition_point(|&p| p < start)..binary.landing_pads.partition_point(|&p| p < end);
+    let pads: Vec<u64> = binary.landing_pads.get(pads).into_iter().flatten().map(|p| p.wrapping_sub(start)).collect();
+    labels.extend(pads.iter().copied());
     labels.sort_unstable();
     labels.dedup();
 
@@ -177,7 +182,13 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             Kind::Return => {}
             Kind::Other | Kind::Call => successors.extend(next),
         }
-        cfg.blocks.push(Block { start: b.start, last: b.last, ends_in_call: b.kind == Kind::Call, successors });
+        cfg.blocks.push(Block {
+            start: b.start,
+            last: b.last,
+            ends_in_call: b.kind == Kind::Call,
+            landing_pad: pads.binary_search(&b.start).is_ok(),
+            successors,
+        });
     }
     Some(cfg)
 }
