@@ -416,3 +416,133 @@ fn push_decimal(out: &mut Vec<u8>, n: i32) {
     let text = super::script::format_decimal(&mut buf, i64::from(n));
     out.extend_from_slice(text);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::perf::record::RecordHeader;
+    use crate::formats::perf::sample::{Sample, SampleId};
+
+    /// A pipe-mode perf.data with no records: magic, then header size 16.
+    const EMPTY_PIPE: &[u8] = b"PERFILE2\x10\0\0\0\0\0\0\0";
+
+    fn at(kind: u32, misc: u16, record: Record<'static>) -> RecordAt<'static> {
+        RecordAt { offset: 0, header: RecordHeader { kind, misc, size: 0 }, sample_id: SampleId::default(), record }
+    }
+
+    fn mmap(pid: u32, addr: u64, len: u64, pgoff: u64, filename: &'static [u8], prot: u32) -> RecordAt<'static> {
+        let mmap =
+            Mmap { pid, tid: pid, addr, len, pgoff, file: MmapFile::None, prot: Some(prot), flags: Some(2), filename };
+        at(10, misc::USER, Record::Mmap(mmap))
+    }
+
+    fn comm(pid: u32, tid: u32, name: &'static [u8]) -> RecordAt<'static> {
+        at(3, 0, Record::Comm { pid, tid, comm: name })
+    }
+
+    fn fork(pid: u32, tid: u32, ppid: u32, ptid: u32, misc: u16) -> RecordAt<'static> {
+        at(7, misc, Record::Fork(Task { pid, ppid, tid, ptid, time: 0 }))
+    }
+
+    fn machine() -> Machine {
+        let Ok(perf) = PerfData::parse(EMPTY_PIPE) else { unreachable!("an empty pipe capture parses") };
+        Machine::new(&perf)
+    }
+
+    fn dso_relative(m: &Machine, pid: i32, addr: u64) -> Option<(Vec<u8>, u64)> {
+        m.resolve(pid, misc::USER, addr).map(|r| (r.filename.to_vec(), r.dso_relative))
+    }
+
+    #[test]
+    fn a_new_map_cuts_the_maps_it_overlaps() {
+        let mut m = machine();
+        // a.so at [0x1000, 0x5000) from file offset 0x10000; b.so over its middle.
+        m.apply(&mmap(7, 0x1000, 0x4000, 0x10000, b"/a.so\0\0\0", PROT_EXEC));
+        m.apply(&mmap(7, 0x2000, 0x1000, 0, b"/b.so", PROT_EXEC));
+        assert_eq!(dso_relative(&m, 7, 0x1800), Some((b"/a.so".to_vec(), 0x10800)));
+        assert_eq!(dso_relative(&m, 7, 0x2800), Some((b"/b.so".to_vec(), 0x800)));
+        // The part after b.so keeps its file offsets: 0x4000 is still 0x13000 in a.so.
+        assert_eq!(dso_relative(&m, 7, 0x4000), Some((b"/a.so".to_vec(), 0x13000)));
+        assert_eq!(dso_relative(&m, 7, 0x5000), None);
+        assert_eq!(dso_relative(&m, 7, 0xfff), None);
+        let maps = m.thread(7).and_then(|t| m.maps_of(t.maps)).map(|s| s.iter().count());
+        assert_eq!(maps, Some(3));
+    }
+
+    #[test]
+    fn vdso_anon_heap_and_jit_maps_map_as_perf_does() {
+        let mut m = machine();
+        m.apply(&mmap(7, 0x7000, 0x1000, 0x5000, b"[vdso]", PROT_EXEC));
+        m.apply(&mmap(7, 0x9000, 0x1000, 0x5000, b"//anon", 3));
+        m.apply(&mmap(7, 0xa000, 0x1000, 0, b"//anon", PROT_EXEC | 3));
+        m.apply(&mmap(7, 0xb000, 0x1000, 0, b"[heap]", 3));
+        // [vdso]: perf ignores its pgoff.
+        assert_eq!(dso_relative(&m, 7, 0x7010), Some((b"[vdso]".to_vec(), 0x10)));
+        // Anonymous memory and the heap: the address itself.
+        assert_eq!(dso_relative(&m, 7, 0x9010), Some((b"//anon".to_vec(), 0x9010)));
+        assert_eq!(dso_relative(&m, 7, 0xb010), Some((b"[heap]".to_vec(), 0xb010)));
+        // Executable anonymous memory is a JIT's, named for its perf map file.
+        assert_eq!(dso_relative(&m, 7, 0xa010), Some((b"/tmp/perf-7.map".to_vec(), 0xa010)));
+    }
+
+    #[test]
+    fn kernel_maps_resolve_in_kernel_mode_only() {
+        let mut m = machine();
+        let text = Mmap {
+            pid: u32::MAX,
+            tid: 0,
+            addr: 0xffff_ffff_8100_0000,
+            len: 0x100_0000,
+            pgoff: 0xffff_ffff_8100_0000,
+            file: MmapFile::None,
+            prot: None,
+            flags: None,
+            filename: b"[kernel.kallsyms]_text",
+        };
+        m.apply(&at(1, misc::KERNEL, Record::Mmap(text)));
+        let r = m.resolve(0, misc::KERNEL, 0xffff_ffff_8100_1234);
+        assert_eq!(r.map(|r| (r.map.kind, r.dso_relative)), Some((MapKind::Kernel, 0xffff_ffff_8100_1234)));
+        assert_eq!(r.map(|r| r.filename), Some(&b"[kernel.kallsyms]_text"[..]));
+        assert!(m.resolve(0, misc::USER, 0xffff_ffff_8100_1234).is_none());
+        assert!(m.resolve(0, misc::HYPERVISOR, 0xffff_ffff_8100_1234).is_none());
+    }
+
+    #[test]
+    fn threads_are_named_by_comm_and_fork() {
+        let mut m = machine();
+        assert_eq!(m.thread(0).map(|t| t.comm.clone()), Some(b"swapper".to_vec()));
+        // First seen in a sample: named after its tid; its process leader too.
+        let sample = Sample { pid: Some(10), tid: Some(11), ..Sample::default() };
+        m.apply(&at(9, misc::USER, Record::Sample(sample)));
+        assert_eq!(m.thread(11).map(|t| t.comm.clone()), Some(b":11".to_vec()));
+        assert_eq!(m.thread(10).map(|t| t.comm.clone()), Some(b":10".to_vec()));
+        // Threads of a process share its maps.
+        assert_eq!(m.thread(11).map(|t| t.maps), m.thread(10).map(|t| t.maps));
+
+        m.apply(&comm(10, 10, b"server\0\0"));
+        m.apply(&mmap(10, 0x1000, 0x1000, 0, b"/bin/server", PROT_EXEC));
+        // A child process: the parent's name and a copy of its maps.
+        m.apply(&fork(20, 20, 10, 10, 0));
+        assert_eq!(m.thread(20).map(|t| t.comm.clone()), Some(b"server".to_vec()));
+        assert_eq!(dso_relative(&m, 20, 0x1010), Some((b"/bin/server".to_vec(), 0x10)));
+        assert_ne!(m.thread(20).map(|t| t.maps), m.thread(10).map(|t| t.maps));
+        // An exec renames it; its maps change apart from the parent's.
+        m.apply(&comm(20, 20, b"worker"));
+        m.apply(&mmap(20, 0x1000, 0x1000, 0x2000, b"/bin/worker", PROT_EXEC));
+        assert_eq!(dso_relative(&m, 20, 0x1010), Some((b"/bin/worker".to_vec(), 0x2010)));
+        assert_eq!(dso_relative(&m, 10, 0x1010), Some((b"/bin/server".to_vec(), 0x10)));
+        // A thread of the child shares the child's maps; a parent never named by
+        // a COMM passes on no name.
+        m.apply(&fork(20, 21, 20, 20, 0));
+        assert_eq!(m.thread(21).map(|t| t.comm.clone()), Some(b"worker".to_vec()));
+        assert_eq!(m.thread(21).map(|t| t.maps), m.thread(20).map(|t| t.maps));
+        m.apply(&fork(30, 30, 11, 11, 0));
+        assert_eq!(m.thread(30).map(|t| t.comm.clone()), Some(b":30".to_vec()));
+        // perf's synthesized FORKs of running tasks (FORK_EXEC) copy no maps.
+        m.apply(&fork(40, 40, 10, 10, FORK_EXEC));
+        assert_eq!(dso_relative(&m, 40, 0x1010), None);
+        // EXIT marks the thread; it stays known.
+        m.apply(&at(4, 0, Record::Exit(Task { pid: 20, ppid: 10, tid: 21, ptid: 20, time: 0 })));
+        assert_eq!(m.thread(21).map(|t| t.exited), Some(true));
+    }
+}
