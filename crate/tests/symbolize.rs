@@ -428,6 +428,32 @@ fn garbage_dwarf() {
     }
 }
 
+/// Bytes flipped all over both binaries (headers, symbol and string tables, notes,
+/// every DWARF section): parsing and lookups may fail or give other names, never panic.
+#[test]
+fn bit_flips_anywhere() {
+    for program in PROGRAMS {
+        let original = binary_bytes(program);
+        // A fixed pseudo-random walk (xorshift), so failures reproduce.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..300 {
+            let mut bytes = original.clone();
+            for _ in 0..4 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let at = (state % bytes.len() as u64) as usize;
+                bytes[at] ^= (state >> 56) as u8 | 1;
+            }
+            let Ok(binary) = Binary::parse(&bytes) else { continue };
+            for vaddr in [0x40_1293, 0x40_1363, 0x304a, 0x3593, 0x37db] {
+                let _ = binary.frames(vaddr);
+            }
+            let _ = binary.vaddr_of_file_offset(0x129d);
+        }
+    }
+}
+
 /// Symbol tables whose string table or entries lie outside the file.
 #[test]
 fn broken_symbol_tables() {

@@ -15,7 +15,14 @@
 //! [`file_offset`] does the first step, [`Binary::vaddr_of_file_offset`] the second;
 //! [`Symbolizer::resolve`] takes either kind of [`Address`].
 //!
-//! Kernel addresses are looked up in a `/proc/kallsyms` file ([`Kallsyms`]).
+//! A [`Symbolizer`] holds the dropped binaries and matches each DSO of a recording
+//! by build id, else by file name; a stripped library and its separate debug file
+//! (same build id) work as a pair. Kernel addresses are looked up in a
+//! `/proc/kallsyms` file ([`Kallsyms`]).
+//!
+//! Names are perf's: the symbol table decides the function (with perf's choice
+//! among aliases and its sizes for zero-sized symbols), demangled without
+//! parameters ([`perf_name`]); DWARF adds the inlined functions and source lines.
 
 mod demangle;
 mod dwarf;
