@@ -36,6 +36,8 @@ pub fn stack_profile(
     let events: Vec<u32> = perf.events.iter().map(|e| profile.add_event(&e.name)).collect();
     let mut machine = Machine::new(perf);
     let mut resolver = Resolver { cache: BTreeMap::new(), arena: Vec::new() };
+    let mut chains = ChainCache::default();
+    let mut key: Vec<u64> = Vec::new();
     let total = perf.record_count();
     let mut done = 0usize;
     let mut stack: Vec<FrameId> = Vec::new();
@@ -48,10 +50,29 @@ pub fn stack_profile(
         machine.apply(&record);
         let Record::Sample(sample) = &record.record else { return Ok(()) };
         let Some(&event) = events.get(sample.event) else { return Ok(()) };
-        stack.clear();
-        resolver.sample_frames(&mut profile, &machine, symbolizer, sample, &mut stack);
-        stack.reverse();
-        profile.push_sample(event, sample.time.unwrap_or(0), 1, &stack);
+        // Most samples repeat a call chain seen before: find its leaf node by the raw
+        // chain (and the address space it is resolved in), and resolve only new ones.
+        let pid = sample.pid.map_or(-1, |p| p as i32);
+        let maps = machine.thread(pid).map_or(u64::MAX, |t| t.maps as u64);
+        key.clear();
+        key.push(maps);
+        key.push(u64::from(sample.cpumode()));
+        match sample.callchain {
+            Some(chain) => key.extend(chain.iter()),
+            None => key.push(sample.ip.unwrap_or(0)),
+        }
+        let leaf = match chains.get(&key) {
+            Some(leaf) => leaf,
+            None => {
+                stack.clear();
+                resolver.sample_frames(&mut profile, &machine, symbolizer, sample, &mut stack);
+                stack.reverse();
+                let Some(leaf) = profile.stack(&stack) else { return Ok(()) };
+                chains.insert(&key, leaf);
+                leaf
+            }
+        };
+        profile.push_sample_at(event, sample.time.unwrap_or(0), 1, leaf);
         Ok(())
     })?;
     progress(total, total);
@@ -168,4 +189,87 @@ impl Resolver {
         self.cache.insert(key, (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0)));
         out.extend_from_slice(self.arena.get(start..).unwrap_or(&[]));
     }
+}
+
+/// Leaf nodes by raw call chain: an open-addressing table over chains kept in one arena.
+#[derive(Default)]
+struct ChainCache {
+    /// (hash, arena start, length, leaf); length 0 marks an empty slot.
+    slots: Vec<(u64, u32, u32, u32)>,
+    arena: Vec<u64>,
+    len: usize,
+}
+
+impl ChainCache {
+    fn hash(words: &[u64]) -> u64 {
+        // FxHash-style mixing: fast, and chains are not chosen by an adversary
+        // who gains anything from collisions (they only cost a comparison).
+        let mut h = words.len() as u64;
+        for &w in words {
+            h = (h.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        h
+    }
+
+    fn find(&self, hash: u64, words: &[u64]) -> core::result::Result<u32, usize> {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut i = slot_of(hash) & mask;
+        for _ in 0..self.slots.len() {
+            let Some(&(h, start, len, leaf)) = self.slots.get(i) else { break };
+            if len == 0 {
+                return Err(i);
+            }
+            if h == hash {
+                let stored = self.arena.get(start as usize..(start as usize).saturating_add(len as usize));
+                if stored == Some(words) {
+                    return Ok(leaf);
+                }
+            }
+            i = i.wrapping_add(1) & mask;
+        }
+        Err(usize::MAX)
+    }
+
+    fn get(&self, words: &[u64]) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.find(Self::hash(words), words).ok()
+    }
+
+    fn insert(&mut self, words: &[u64], leaf: u32) {
+        if self.len.saturating_mul(2) >= self.slots.len() {
+            self.grow();
+        }
+        let (Ok(start), Ok(len)) = (u32::try_from(self.arena.len()), u32::try_from(words.len())) else { return };
+        let hash = Self::hash(words);
+        if let Err(i) = self.find(hash, words) {
+            if let Some(slot) = self.slots.get_mut(i) {
+                *slot = (hash, start, len.max(1), leaf);
+                self.arena.extend_from_slice(words);
+                self.len = self.len.saturating_add(1);
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = self.slots.len().saturating_mul(2).max(1024);
+        let old = core::mem::replace(&mut self.slots, alloc::vec![(0, 0, 0, 0); size]);
+        let mask = size.wrapping_sub(1);
+        for entry in old.into_iter().filter(|e| e.2 != 0) {
+            let mut i = slot_of(entry.0) & mask;
+            while self.slots.get(i).is_some_and(|s| s.2 != 0) {
+                i = i.wrapping_add(1) & mask;
+            }
+            if let Some(slot) = self.slots.get_mut(i) {
+                *slot = entry;
+            }
+        }
+    }
+}
+
+/// The low bits of a hash, as a table index (truncation is the point).
+#[allow(clippy::cast_possible_truncation)]
+fn slot_of(hash: u64) -> usize {
+    hash as usize
 }

@@ -1,0 +1,61 @@
+//! Times the perf.data pipeline natively on one recording: parsing (the record
+//! index, unpacking), perf's time order, and the stack profile (maps replayed,
+//! frames resolved and symbolized from the binaries given).
+//!
+//! `cargo run --release -p pgolens --example perf_bench -- FILE.perf.data [BINARY...]`
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // a bench binary
+
+use std::time::Instant;
+
+use pgolens::formats::perf::PerfData;
+use pgolens::model::perf::stack_profile;
+use pgolens::model::stacks::Filter;
+use pgolens::symbolize::Symbolizer;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else {
+        eprintln!("usage: perf_bench FILE.perf.data [BINARY...]");
+        std::process::exit(2);
+    };
+    let data = std::fs::read(path).unwrap();
+    let binaries: Vec<(String, Vec<u8>)> = args[1..].iter().map(|p| (p.clone(), std::fs::read(p).unwrap())).collect();
+    let mb = data.len() as f64 / 1048576.0;
+
+    let t = Instant::now();
+    let perf = PerfData::parse(&data).unwrap();
+    let parse = t.elapsed();
+    println!(
+        "parse        {:>8.3} s  {} records, {mb:.0} MB ({:.0} MB/s)",
+        parse.as_secs_f64(),
+        perf.record_count(),
+        mb / parse.as_secs_f64()
+    );
+
+    let t = Instant::now();
+    let mut n = 0u64;
+    perf.for_each_in_time_order(|_| {
+        n += 1;
+        Ok(())
+    })
+    .unwrap();
+    println!("time order   {:>8.3} s  {n} records", t.elapsed().as_secs_f64());
+
+    let mut symbolizer = Symbolizer::new();
+    for (name, bytes) in &binaries {
+        symbolizer.add_binary(name, bytes).unwrap();
+    }
+    let t = Instant::now();
+    let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
+    println!(
+        "stacks       {:>8.3} s  {} samples, {} frames, {} stack nodes",
+        t.elapsed().as_secs_f64(),
+        profile.sample_count(),
+        profile.frames().len(),
+        profile.node_count()
+    );
+    let t = Instant::now();
+    let tree = profile.call_tree(&Filter { event: 0, time: None });
+    println!("call tree    {:>8.3} s  {} nodes", t.elapsed().as_secs_f64(), tree.nodes.len());
+}
