@@ -316,6 +316,10 @@ impl Profile<'_> {
             self.stats.mismatching = self.stats.mismatching.saturating_add(count);
             return;
         };
+        if function.plt {
+            // BOLT's pseudo functions have no CFG and accept any fall-through.
+            return;
+        }
         let cfg = cfgs.entry(f).or_insert_with(|| cfg::build(binary, function));
         let edges =
             cfg.as_ref().and_then(|cfg| fall_throughs(cfg, function.address, function.size, branch, from, to, returns));

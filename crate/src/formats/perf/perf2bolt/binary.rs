@@ -47,6 +47,9 @@ pub struct Function {
     pub size: u64,
     /// Up to the next symbol of the section or the section end.
     pub max_size: u64,
+    /// A PLT entry (BOLT's pseudo function `name@PLT`): no CFG, any fall-through
+    /// inside it is fine.
+    pub plt: bool,
 }
 
 /// A data symbol with a size: a memory access inside it is named after it.
@@ -188,11 +191,14 @@ impl<'data> Binary<'data> {
                     continue;
                 }
                 let size = if *size == 0 { max_size } else { *size };
-                functions.push(Function { name, address: *address, size, max_size });
+                functions.push(Function { name, address: *address, size, max_size, plt: false });
             } else if *is_object && *size > 0 {
                 objects.push(Object { name, address: *address, size: *size });
             }
         }
+        functions.extend(plt_functions(&table, data));
+        functions.sort_by_key(|f| f.address);
+        functions.dedup_by_key(|f| f.address);
         let mut binary = Binary {
             data,
             fixed_load_address,
@@ -307,4 +313,58 @@ fn lsda_pads(bytes: &[u8], function: u64, pads: &mut Vec<u64>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The entries of `.plt`, `.plt.sec` and `.plt.got` as BOLT names them: `name@PLT`,
+/// `name` being the dynamic symbol of the GOT slot the entry's `jmp *slot(%rip)` reads.
+fn plt_functions(
+    table: &object::read::elf::SectionTable<'_, elf::FileHeader64<LittleEndian>>,
+    data: &[u8],
+) -> Vec<Function> {
+    use iced_x86::{Decoder, DecoderOptions, FlowControl};
+    let endian = LittleEndian;
+    let mut out = Vec::new();
+    let Ok(dynsym) = table.symbols(endian, data, elf::SHT_DYNSYM) else { return out };
+    // GOT slot → dynamic symbol name, from JUMP_SLOT and GLOB_DAT relocations.
+    let mut slots: BTreeMap<u64, &[u8]> = BTreeMap::new();
+    for section in table.iter() {
+        let Ok(Some((relocations, _))) = section.rela(endian, data) else { continue };
+        for r in relocations {
+            let kind = r.r_type(endian, false);
+            if kind != elf::R_X86_64_JUMP_SLOT && kind != elf::R_X86_64_GLOB_DAT {
+                continue;
+            }
+            let Ok(sym) = dynsym.symbol(object::SymbolIndex(r.r_sym(endian, false) as usize)) else { continue };
+            if let Ok(name) = sym.name(endian, dynsym.strings()) {
+                slots.insert(r.r_offset.get(endian), name);
+            }
+        }
+    }
+    for section in table.iter() {
+        let Ok(name) = table.section_name(endian, section) else { continue };
+        if !matches!(name, b".plt" | b".plt.sec" | b".plt.got") {
+            continue;
+        }
+        let Ok(bytes) = section.data(endian, data) else { continue };
+        let address = section.sh_addr(endian);
+        let entry = match section.sh_entsize(endian) {
+            0 if name == b".plt.got" => 8,
+            0 => 16,
+            n => n,
+        };
+        let Ok(step) = usize::try_from(entry) else { continue };
+        for (i, chunk) in bytes.chunks(step).enumerate() {
+            let start = address.wrapping_add(entry.wrapping_mul(i as u64));
+            let mut decoder = Decoder::with_ip(64, chunk, start, DecoderOptions::NONE);
+            let slot = decoder.iter().take(3).find_map(|insn| {
+                (insn.flow_control() == FlowControl::IndirectBranch && insn.is_ip_rel_memory_operand())
+                    .then(|| insn.ip_rel_memory_address())
+            });
+            if let Some(symbol) = slot.and_then(|slot| slots.get(&slot)) {
+                let name = alloc::format!("{}@PLT", String::from_utf8_lossy(symbol));
+                out.push(Function { name, address: start, size: entry, max_size: entry, plt: true });
+            }
+        }
+    }
+    out
 }
