@@ -116,6 +116,34 @@ mod tests {
         assert_eq!(perf_name("@"), "@");
     }
 
+    /// `perf script -F ip,sym,dso` (perf 6.1) on a rustc 1.95 -O program, built with
+    /// legacy and with v0 mangling: legacy names without their hash, v0 names without
+    /// crate disambiguators but with their generic arguments.
+    #[test]
+    fn rust_names_as_perf_prints_them() {
+        assert_eq!(perf_name("_ZN1r1W4fill17he216e31b61d55cfdE"), "r::W::fill");
+        assert_eq!(
+            perf_name("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17ha86af84d9cc65291E"),
+            "std::rt::lang_start::{{closure}}"
+        );
+        assert_eq!(
+            perf_name(
+                "_ZN9hashbrown11rustc_entry62_$LT$impl$u20$hashbrown..map..HashMap$LT$K$C$V$C$S$C$A$GT$$GT$\
+                 11rustc_entry17h27e619d60f68e30fE"
+            ),
+            "hashbrown::rustc_entry::<impl hashbrown::map::HashMap<K,V,S,A>>::rustc_entry"
+        );
+        assert_eq!(perf_name("_RNvMCs6GmmlP4bgsG_1rNtB2_1W4fill"), "<r::W>::fill");
+        assert_eq!(perf_name("_RINvCs6GmmlP4bgsG_1r4spinmEB2_"), "r::spin::<u32>");
+        assert_eq!(
+            perf_name(
+                "_RNvMNtCsgvbsrvnw3yD_9hashbrown11rustc_entryINtNtB4_3map7HashMapyyNtNtNtCsjrHSEGnQ3l9_3std4hash6random\
+                 11RandomStateE11rustc_entryCs6GmmlP4bgsG_1r"
+            ),
+            "<hashbrown::map::HashMap<u64, u64, std::hash::random::RandomState>>::rustc_entry"
+        );
+    }
+
     /// `perf report --sort dso,sym` (perf 6.1) on a g++ 12 -O2 program whose hot
     /// functions are clones and templates with integer arguments.
     #[test]
