@@ -5,7 +5,7 @@
 //! and the demo's `ArrayBuffer` is transferred, so the page never holds profile bytes
 //! beyond the small windows the hex pane shows.
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
@@ -13,6 +13,9 @@ use yew::Callback;
 use crate::state::{
     Action, CutoffEntry, DocId, FnColumn, FnDetail, FnQuery, FnRow, FnSite, FnTarget, FnTrace, MemColumn, MemFrame,
     MemRow, MemSite, NodeInfo, ProfileSummary, Request, Summary,
+};
+use crate::state::{
+    FlameData, Found, FrameNames, SampleFilter, StackColumn, StackFnQuery, StackFnRow, StacksInfo, TimelineData,
 };
 
 /// Where the build puts the worker's module, relative to the page.
@@ -94,6 +97,42 @@ impl Bridge {
             Request::Correlate { doc, req, binary } => {
                 message("correlate", *doc, &[("req", num(*req)), ("binary", (*binary).into())])?
             }
+            Request::Flame { doc, req, samples, inverted } => message(
+                "flame",
+                *doc,
+                &[("req", num(*req)), ("inverted", (*inverted).into()), ("event", samples.event.into())],
+            )
+            .and_then(|m| with_times(m, samples))?,
+            Request::Sandwich { doc, req, samples, frame } => message(
+                "sandwich",
+                *doc,
+                &[("req", num(*req)), ("frame", (*frame).into()), ("event", samples.event.into())],
+            )
+            .and_then(|m| with_times(m, samples))?,
+            Request::FrameNames { doc, req } => message("frame_names", *doc, &[("req", num(*req))])?,
+            Request::StackFunctions { doc, req, query, start, count } => message(
+                "stack_functions",
+                *doc,
+                &[
+                    ("req", num(*req)),
+                    ("event", query.samples.event.into()),
+                    ("column", query.column.id().into()),
+                    ("descending", query.descending.into()),
+                    ("filter", query.filter.as_str().into()),
+                    ("start", num(*start)),
+                    ("count", num(*count)),
+                ],
+            )
+            .and_then(|m| with_times(m, &query.samples))?,
+            Request::Search { doc, req, samples, pattern } => message(
+                "search",
+                *doc,
+                &[("req", num(*req)), ("event", samples.event.into()), ("pattern", pattern.as_str().into())],
+            )
+            .and_then(|m| with_times(m, samples))?,
+            Request::Timeline { doc, req, event, bins } => {
+                message("timeline", *doc, &[("req", num(*req)), ("event", (*event).into()), ("bins", (*bins).into())])?
+            }
             Request::Close { doc } => message("close", *doc, &[])?,
         };
         self.worker.post_message(&msg)
@@ -115,6 +154,47 @@ fn message(kind: &str, id: DocId, fields: &[(&str, JsValue)]) -> Result<JsValue,
         Reflect::set(&msg, &(*key).into(), value)?;
     }
     Ok(msg.into())
+}
+
+/// Adds `t0` and `t1` (a time range, or -1 and -1 for all samples).
+fn with_times(msg: JsValue, samples: &SampleFilter) -> Result<JsValue, JsValue> {
+    let (t0, t1) = samples.times();
+    Reflect::set(&msg, &"t0".into(), &t0.into())?;
+    Reflect::set(&msg, &"t1".into(), &t1.into())?;
+    Ok(msg)
+}
+
+/// The sample filter a reply was computed for (its `event`, `t0`, `t1`).
+fn samples(msg: &JsValue) -> SampleFilter {
+    let t = |k| get(msg, k).as_f64().unwrap_or(-1.0);
+    let (t0, t1) = (t("t0"), t("t1"));
+    SampleFilter {
+        event: get_u64(msg, "event").unwrap_or(0) as u32,
+        range: (t0 >= 0.0 && t0 < t1).then_some((t0 as u64, t1 as u64)),
+    }
+}
+
+fn flame_data(obj: &JsValue) -> Option<FlameData> {
+    let rects = get(obj, "rects").dyn_into::<Float64Array>().ok()?.to_vec();
+    let rows = get(obj, "rows").dyn_into::<Uint32Array>().ok()?.to_vec();
+    Some(FlameData::from_arrays(&rects, rows))
+}
+
+fn stacks_info(obj: &JsValue) -> Option<StacksInfo> {
+    if obj.is_null() || obj.is_undefined() {
+        return None;
+    }
+    Some(StacksInfo {
+        events: get_array(obj, "events").iter().filter_map(|v| v.as_string()).collect(),
+        frames: get_u64(obj, "frames").unwrap_or(0),
+        samples: get_u64(obj, "samples").unwrap_or(0),
+        start: get_u64(obj, "start").unwrap_or(0),
+        end: get_u64(obj, "end").unwrap_or(0),
+    })
+}
+
+fn strings(obj: &JsValue, key: &str) -> Vec<String> {
+    get_array(obj, key).iter().map(|v| v.as_string().unwrap_or_default()).collect()
 }
 
 /// Offsets and request numbers travel as JS numbers (exact below 2^53).
@@ -303,6 +383,7 @@ fn decode(msg: &JsValue) -> Option<Action> {
                 views: get_array(&s, "views").iter().filter_map(|v| v.as_string()).collect(),
                 views_error: get_string(&s, "viewsError"),
                 correlated_with: None,
+                stacks: stacks_info(&get(&s, "stacks")),
             };
             let root = node(&get(msg, "root"))?;
             Action::Opened { doc, summary, root, children: nodes(&get_array(msg, "children")) }
@@ -355,6 +436,80 @@ fn decode(msg: &JsValue) -> Option<Action> {
             views: get_array(msg, "views").iter().filter_map(|v| v.as_string()).collect(),
         },
         "memprof_site" => Action::MemProfSiteLoaded { doc, site: mem_site(&get(msg, "site"))? },
+        "flame" => Action::FlameLoaded {
+            doc,
+            samples: samples(msg),
+            inverted: get(msg, "inverted").is_truthy(),
+            data: flame_data(msg)?,
+        },
+        "sandwich" => Action::SandwichLoaded {
+            doc,
+            samples: samples(msg),
+            frame: get_u64(msg, "frame")? as u32,
+            callers: flame_data(&get(msg, "callers"))?,
+            callees: flame_data(&get(msg, "callees"))?,
+        },
+        "frame_names" => Action::FrameNamesLoaded {
+            doc,
+            names: FrameNames {
+                names: strings(msg, "names"),
+                dsos: strings(msg, "dsos"),
+                dso: get_array(msg, "dso").iter().map(|v| v.as_f64().unwrap_or(-1.0) as i64).collect(),
+                kinds: strings(msg, "kinds"),
+            },
+        },
+        "stack_functions" => Action::StackFunctionsLoaded {
+            doc,
+            query: StackFnQuery {
+                column: StackColumn::ALL.into_iter().find(|c| get_string(msg, "column").as_deref() == Some(c.id()))?,
+                descending: get(msg, "descending").is_truthy(),
+                filter: get_string(msg, "filter").unwrap_or_default(),
+                samples: samples(msg),
+            },
+            total: get_u64(msg, "total")?,
+            matching: get_u64(msg, "matching")?,
+            weight: get_count(msg, "weight").unwrap_or(0),
+            start: get_u64(msg, "start")?,
+            rows: get_array(msg, "rows")
+                .iter()
+                .filter_map(|r| {
+                    Some(StackFnRow {
+                        frame: get_u64(&r, "frame")? as u32,
+                        name: get_string(&r, "name")?,
+                        dso: get_string(&r, "dso"),
+                        self_weight: get_count(&r, "self")?,
+                        total: get_count(&r, "total")?,
+                    })
+                })
+                .collect(),
+        },
+        "search" => {
+            let frames: Vec<usize> =
+                get_array(msg, "frames").iter().filter_map(|f| f.as_f64()).map(|f| f as usize).collect();
+            let mut hit = vec![false; frames.iter().max().map_or(0, |m| m + 1)];
+            for f in frames {
+                hit[f] = true;
+            }
+            Action::SearchLoaded {
+                doc,
+                found: Found {
+                    pattern: get_string(msg, "pattern").unwrap_or_default(),
+                    samples: samples(msg),
+                    hit,
+                    weight: get_count(msg, "weight").unwrap_or(0),
+                    total: get_count(msg, "total").unwrap_or(0),
+                },
+            }
+        }
+        "timeline" => Action::TimelineLoaded {
+            doc,
+            data: TimelineData {
+                event: get_u64(msg, "event").unwrap_or(0) as u32,
+                start: get_u64(msg, "start").unwrap_or(0),
+                end: get_u64(msg, "end").unwrap_or(0),
+                bins: get_array(msg, "bins").iter().filter_map(|b| b.as_f64()).map(|b| b as u64).collect(),
+            },
+        },
         "error" => {
             let message = get_string(msg, "message").unwrap_or_else(|| String::from("unknown error"));
             match req {

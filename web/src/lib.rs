@@ -8,6 +8,7 @@
 //! - `bridge`: the worker, its messages and their decoding (browser only);
 //! - `components`: one Yew component per file (browser only).
 
+pub mod flame_state;
 pub mod layout;
 pub mod state;
 
@@ -15,6 +16,8 @@ pub mod state;
 mod bridge;
 #[cfg(target_arch = "wasm32")]
 mod components;
+#[cfg(target_arch = "wasm32")]
+mod render;
 
 /// Mounts the app on `#app` (or the body).
 #[cfg(target_arch = "wasm32")]

@@ -11,6 +11,8 @@
 
 use std::rc::Rc;
 
+pub use crate::flame_state::*;
+
 /// The page's number for an open file (also the worker's session key).
 pub type DocId = u32;
 /// Index of a node in a document's [`Tree`].
@@ -47,6 +49,8 @@ pub struct Summary {
     pub views_error: Option<String>,
     /// The binary a correlated raw profile was decoded with.
     pub correlated_with: Option<String>,
+    /// The events and time span of a file with call stacks.
+    pub stacks: Option<StacksInfo>,
 }
 
 /// The views of a decoded file, in tab order.
@@ -668,6 +672,8 @@ pub struct Doc {
     pub memprof: MemProf,
     /// The last ELF this (correlated raw) file was offered to, so it is offered once.
     pub binary_tried: Option<DocId>,
+    /// The flame graph and the other stack views.
+    pub stacks: Stacks,
 }
 
 impl Doc {
@@ -680,6 +686,11 @@ impl Doc {
     /// The size of the decoded content (what the hex pane shows).
     pub fn content_size(&self) -> u64 {
         self.summary.as_ref().map_or(self.size, |s| s.size)
+    }
+
+    /// Whether the file has call stacks (a flame graph; its Functions tab is the stack one).
+    pub fn has_stacks(&self) -> bool {
+        self.summary.as_ref().is_some_and(|s| s.stacks.is_some())
     }
 }
 
@@ -736,6 +747,42 @@ pub enum Request {
         doc: DocId,
         req: u64,
         binary: DocId,
+    },
+    /// Lay out the flame graph (icicle when `inverted`) of `samples`.
+    Flame {
+        doc: DocId,
+        req: u64,
+        samples: SampleFilter,
+        inverted: bool,
+    },
+    Sandwich {
+        doc: DocId,
+        req: u64,
+        samples: SampleFilter,
+        frame: u32,
+    },
+    FrameNames {
+        doc: DocId,
+        req: u64,
+    },
+    StackFunctions {
+        doc: DocId,
+        req: u64,
+        query: StackFnQuery,
+        start: u64,
+        count: u64,
+    },
+    Search {
+        doc: DocId,
+        req: u64,
+        samples: SampleFilter,
+        pattern: String,
+    },
+    Timeline {
+        doc: DocId,
+        req: u64,
+        event: u32,
+        bins: u32,
     },
     Close {
         doc: DocId,
@@ -797,6 +844,28 @@ pub enum Action {
         end: u64,
     },
     SelectMemProfSite(u32),
+    /// Aggregate the stack views over this event.
+    SetEvent(u32),
+    /// Flame graph ↔ icicle of the inverted tree.
+    ToggleInverted,
+    /// Keep the samples in this time range (a timeline selection), or all.
+    SelectTimeRange(Option<(u64, u64)>),
+    /// Show this part of the flame graph (clamped to it).
+    SetZoom(Zoom),
+    /// Select a flame rectangle and zoom to it.
+    ZoomToRect(u32),
+    /// Back to the whole graph, nothing selected.
+    ResetZoom,
+    /// Highlight the frames matching this (empty: none).
+    SearchFrames(String),
+    /// Show one function's callers and callees (a frame id), or close the sandwich.
+    ShowSandwich(Option<u32>),
+    SortStackFunctions(StackColumn),
+    FilterStackFunctions(String),
+    NeedStackFunctionRows {
+        start: u64,
+        end: u64,
+    },
 
     // Replies from the worker.
     Progress {
@@ -868,6 +937,40 @@ pub enum Action {
         doc: DocId,
         site: MemSite,
     },
+    FlameLoaded {
+        doc: DocId,
+        samples: SampleFilter,
+        inverted: bool,
+        data: FlameData,
+    },
+    SandwichLoaded {
+        doc: DocId,
+        samples: SampleFilter,
+        frame: u32,
+        callers: FlameData,
+        callees: FlameData,
+    },
+    FrameNamesLoaded {
+        doc: DocId,
+        names: FrameNames,
+    },
+    StackFunctionsLoaded {
+        doc: DocId,
+        query: StackFnQuery,
+        total: u64,
+        matching: u64,
+        weight: u64,
+        start: u64,
+        rows: Vec<StackFnRow>,
+    },
+    SearchLoaded {
+        doc: DocId,
+        found: Found,
+    },
+    TimelineLoaded {
+        doc: DocId,
+        data: TimelineData,
+    },
     /// A correlated raw profile was decoded with `binary`, named `binary_name`.
     Correlated {
         doc: DocId,
@@ -927,6 +1030,7 @@ impl State {
                     functions: Functions::default(),
                     memprof: MemProf::default(),
                     binary_tried: None,
+                    stacks: Stacks::default(),
                 }));
                 if select || self.current.is_none() {
                     self.current = Some(id);
@@ -959,7 +1063,11 @@ impl State {
                     }
                     changed
                 });
+                let stacks = self.current_doc().is_some_and(Doc::has_stacks);
                 match tab {
+                    Tab::FlameGraph | Tab::Functions if stacks => {
+                        self.refresh_stacks();
+                    }
                     Tab::Functions => {
                         self.need_function_rows(0, FN_FIRST_PAGE);
                     }
@@ -1019,6 +1127,106 @@ impl State {
                 state.send(|req| Request::MemProfSite { doc: id, req, site });
                 true
             }),
+            Action::SetEvent(event) => {
+                let changed = self.with_current(|_, doc| {
+                    let known = doc.summary.as_ref().and_then(|s| s.stacks.as_ref()).map_or(0, |s| s.events.len());
+                    if doc.stacks.samples.event == event || event as usize >= known {
+                        return false;
+                    }
+                    doc.stacks.samples.event = event;
+                    true
+                });
+                changed && self.refresh_stacks()
+            }
+            Action::ToggleInverted => {
+                let changed = self.with_current(|_, doc| {
+                    doc.stacks.inverted = !doc.stacks.inverted;
+                    doc.has_stacks()
+                });
+                changed && self.refresh_stacks()
+            }
+            Action::SelectTimeRange(range) => {
+                let range = range.filter(|(a, b)| a < b);
+                let changed = self.with_current(|_, doc| {
+                    let changed = doc.stacks.samples.range != range;
+                    doc.stacks.samples.range = range;
+                    changed
+                });
+                changed && self.refresh_stacks()
+            }
+            Action::SetZoom(zoom) => self.with_current(|_, doc| {
+                let st = &mut doc.stacks;
+                let Some(flame) = &st.flame else { return false };
+                let zoom = zoom.clamped(flame.total(), flame.flame.depths());
+                let changed = st.zoom() != zoom;
+                st.zoom = Some(zoom);
+                changed
+            }),
+            Action::ZoomToRect(rect) => self.with_current(|_, doc| {
+                let st = &mut doc.stacks;
+                let Some(flame) = &st.flame else { return false };
+                let (Some(&x0), Some(&w)) = (flame.flame.x0.get(rect as usize), flame.flame.width.get(rect as usize))
+                else {
+                    return false;
+                };
+                let top = st.zoom().top;
+                st.zoom =
+                    Some(Zoom { x0: x0 as f64, x1: (x0 + w) as f64, top }.clamped(flame.total(), flame.flame.depths()));
+                st.selected = Some(rect);
+                true
+            }),
+            Action::ResetZoom => self.with_current(|_, doc| {
+                let changed = doc.stacks.zoom.is_some() || doc.stacks.selected.is_some();
+                doc.stacks.zoom = None;
+                doc.stacks.selected = None;
+                changed
+            }),
+            Action::SearchFrames(pattern) => {
+                let changed = self.with_current(|_, doc| {
+                    let changed = doc.stacks.search != pattern;
+                    doc.stacks.search = pattern;
+                    changed
+                });
+                {
+                    if changed {
+                        self.refresh_stacks();
+                    }
+                    changed
+                }
+            }
+            Action::ShowSandwich(frame) => {
+                let changed = self.with_current(|_, doc| {
+                    if doc.stacks.sandwich.as_ref().map(|s| s.frame) == frame {
+                        return false;
+                    }
+                    doc.stacks.sandwich =
+                        frame.map(|frame| SandwichView { frame, asked: None, callers: None, callees: None });
+                    if frame.is_some() && doc.tab != Tab::FlameGraph && doc.has_stacks() {
+                        doc.tab = Tab::FlameGraph;
+                    }
+                    true
+                });
+                if changed {
+                    self.refresh_stacks();
+                }
+                changed
+            }
+            Action::SortStackFunctions(column) => self.with_current(|state, doc| {
+                let q = &doc.stacks.functions.query;
+                let descending = if q.column == column { !q.descending } else { column != StackColumn::Name };
+                let query = StackFnQuery { column, descending, ..q.clone() };
+                state.requery_stack_functions(doc, query);
+                true
+            }),
+            Action::FilterStackFunctions(filter) => self.with_current(|state, doc| {
+                if doc.stacks.functions.query.filter == filter {
+                    return false;
+                }
+                let query = StackFnQuery { filter, ..doc.stacks.functions.query.clone() };
+                state.requery_stack_functions(doc, query);
+                true
+            }),
+            Action::NeedStackFunctionRows { start, end } => self.need_stack_function_rows(start, end),
             Action::ToggleLogScale => self.with_current(|_, doc| {
                 doc.functions.log_scale = !doc.functions.log_scale;
                 true
@@ -1154,6 +1362,55 @@ impl State {
                     true
                 })
             }
+            Action::FlameLoaded { doc, samples, inverted, data } => self.with_doc(doc, |doc| {
+                let st = &mut doc.stacks;
+                if st.flame_asked.as_ref() != Some(&(samples.clone(), inverted)) {
+                    return false; // an older request's
+                }
+                st.flame = Some(Rc::new(data));
+                st.flame_of = Some((samples, inverted));
+                st.zoom = None;
+                st.selected = None;
+                true
+            }),
+            Action::SandwichLoaded { doc, samples, frame, callers, callees } => self.with_doc(doc, |doc| {
+                let st = &mut doc.stacks;
+                match &mut st.sandwich {
+                    Some(s) if s.frame == frame && s.asked.as_ref() == Some(&samples) => {
+                        s.callers = Some(Rc::new(callers));
+                        s.callees = Some(Rc::new(callees));
+                        true
+                    }
+                    _ => false,
+                }
+            }),
+            Action::FrameNamesLoaded { doc, names } => self.with_doc(doc, |doc| {
+                doc.stacks.names = Some(Rc::new(names));
+                true
+            }),
+            Action::StackFunctionsLoaded { doc, query, total, matching, weight, start, rows } => {
+                self.with_doc(doc, |doc| {
+                    let f = &mut doc.stacks.functions;
+                    if f.query != query {
+                        return false;
+                    }
+                    f.pending = None;
+                    f.total = Some(total);
+                    f.matching = Some(matching);
+                    f.weight = weight;
+                    f.start = start;
+                    f.rows = Rc::new(rows);
+                    true
+                })
+            }
+            Action::SearchLoaded { doc, found } => self.with_doc(doc, |doc| {
+                doc.stacks.found = Some(Rc::new(found));
+                true
+            }),
+            Action::TimelineLoaded { doc, data } => self.with_doc(doc, |doc| {
+                doc.stacks.timeline = Some(Rc::new(data));
+                true
+            }),
             Action::MemProfSiteLoaded { doc, site } => self.with_doc(doc, |doc| {
                 if doc.memprof.selected != Some(site.id) {
                     return false;
@@ -1163,6 +1420,7 @@ impl State {
             }),
             Action::RequestFailed { doc, req, message } => self.with_doc(doc, |doc| {
                 doc.functions.pending = None;
+                doc.stacks.functions.pending = None;
                 doc.memprof.pending = None;
                 let tree = Rc::make_mut(&mut doc.tree);
                 for node in &mut tree.nodes {
@@ -1262,6 +1520,100 @@ impl State {
             }
             None => false,
         }
+    }
+
+    /// Asks the worker for what the current file's stack views lack under the current
+    /// event, time range and direction: frame names, the flame graph, the timeline,
+    /// the search result, the sandwich, the functions table. Returns whether it asked.
+    fn refresh_stacks(&mut self) -> bool {
+        let Some(doc) = self.current_doc() else { return false };
+        if !doc.has_stacks() || doc.phase != Phase::Ready {
+            return false;
+        }
+        let (id, tab) = (doc.id, doc.tab);
+        let st = doc.stacks.clone();
+        let samples = st.samples.clone();
+        let mut asked = false;
+        if !st.names_asked {
+            self.send(|req| Request::FrameNames { doc: id, req });
+            asked = true;
+        }
+        let key = (samples.clone(), st.inverted);
+        if st.flame_asked.as_ref() != Some(&key) {
+            let (s, inverted) = key.clone();
+            self.send(|req| Request::Flame { doc: id, req, samples: s, inverted });
+            asked = true;
+        }
+        if st.timeline_asked != Some(samples.event) {
+            let event = samples.event;
+            self.send(|req| Request::Timeline { doc: id, req, event, bins: TIMELINE_BINS });
+            asked = true;
+        }
+        let search = (st.search.clone(), samples.clone());
+        if !st.search.is_empty() && st.search_asked.as_ref() != Some(&search) {
+            let (s, pattern) = (samples.clone(), st.search.clone());
+            self.send(|req| Request::Search { doc: id, req, samples: s, pattern });
+            asked = true;
+        }
+        let sandwich = st.sandwich.as_ref().filter(|s| s.asked.as_ref() != Some(&samples)).map(|s| s.frame);
+        if let Some(frame) = sandwich {
+            let s = samples.clone();
+            self.send(|req| Request::Sandwich { doc: id, req, samples: s, frame });
+            asked = true;
+        }
+        if st.functions.query.samples != samples {
+            let query = StackFnQuery { samples: samples.clone(), ..st.functions.query.clone() };
+            self.with_current(|state, doc| {
+                state.requery_stack_functions(doc, query);
+                true
+            });
+            asked = true;
+        } else if tab == Tab::Functions {
+            asked |= self.need_stack_function_rows(0, FN_FIRST_PAGE);
+        }
+        self.with_doc(id, |doc| {
+            let st = &mut doc.stacks;
+            st.names_asked = true;
+            st.flame_asked = Some(key);
+            st.timeline_asked = Some(samples.event);
+            if !st.search.is_empty() {
+                st.search_asked = Some(search);
+            }
+            if let Some(s) = st.sandwich.as_mut() {
+                s.asked = Some(samples);
+            }
+            true
+        });
+        asked
+    }
+
+    fn requery_stack_functions(&mut self, doc: &mut Doc, query: StackFnQuery) {
+        let f = &mut doc.stacks.functions;
+        f.query = query.clone();
+        f.rows = Rc::default();
+        f.start = 0;
+        f.matching = None;
+        let count = FN_FIRST_PAGE.saturating_add(FN_MARGIN);
+        let id = doc.id;
+        self.send(|req| Request::StackFunctions { doc: id, req, query, start: 0, count });
+        f.pending = Some((0, count));
+    }
+
+    fn need_stack_function_rows(&mut self, start: u64, end: u64) -> bool {
+        let Some(doc) = self.current_doc() else { return false };
+        let f = &doc.stacks.functions;
+        if !doc.has_stacks() || doc.phase != Phase::Ready {
+            return false;
+        }
+        let Some((from, to)) = rows_to_ask(f.matching, (f.start, f.rows.len()), f.pending, start, end) else {
+            return false;
+        };
+        let (id, query) = (doc.id, f.query.clone());
+        self.send(|req| Request::StackFunctions { doc: id, req, query, start: from, count: to.saturating_sub(from) });
+        self.with_doc(id, |doc| {
+            doc.stacks.functions.pending = Some((from, to));
+            true
+        })
     }
 
     /// A new sort order or filter: the held rows no longer apply; ask again for
@@ -1401,6 +1753,7 @@ mod tests {
             views: vec!["dump".into()],
             views_error: None,
             correlated_with: None,
+            stacks: None,
         }
     }
 
@@ -1733,5 +2086,66 @@ mod tests {
         assert_eq!(s.outbox.last().map(|(_, r)| r.clone()), Some(Request::Close { doc: 2 }));
         assert!(s.update(Action::Close(1)));
         assert_eq!(s.current, None);
+    }
+
+    fn stacked() -> State {
+        let mut s = State::default();
+        s.update(Action::Add { id: 1, name: "p".into(), size: 100, demo: false, select: true });
+        let mut sum = summary("perf.data");
+        sum.views = vec!["dump".into(), "flame".into(), "functions".into()];
+        sum.stacks = Some(StacksInfo { events: vec!["cycles".into(), "instructions".into()], ..StacksInfo::default() });
+        s.update(Action::Opened { doc: 1, summary: sum, root: info("file", 0, 100, false), children: vec![] });
+        s
+    }
+
+    fn sent(s: &mut State) -> Vec<Request> {
+        let out = s.outbox.iter().map(|(_, r)| r.clone()).collect();
+        let last = s.outbox.last().map_or(0, |(n, _)| *n);
+        s.update(Action::Posted(last));
+        out
+    }
+
+    #[test]
+    fn the_flame_tab_asks_for_its_views_and_refilters_them() {
+        let mut s = stacked();
+        sent(&mut s);
+        s.update(Action::SelectTab(Tab::FlameGraph));
+        let all = SampleFilter::default();
+        let asked = sent(&mut s);
+        assert!(asked.contains(&Request::FrameNames { doc: 1, req: 1 }), "{asked:?}");
+        assert!(asked.contains(&Request::Flame { doc: 1, req: 2, samples: all.clone(), inverted: false }), "{asked:?}");
+        assert!(asked.iter().any(|r| matches!(r, Request::Timeline { event: 0, .. })), "{asked:?}");
+        // The graph comes; zooms are clamped to it.
+        let data = FlameData::from_arrays(&[0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 60.0, 0.0], vec![0, 1, 2]);
+        // A reply to another filter is dropped.
+        let other = SampleFilter { event: 1, range: None };
+        assert!(!s.update(Action::FlameLoaded { doc: 1, samples: other, inverted: false, data: data.clone() }));
+        assert!(s.update(Action::FlameLoaded { doc: 1, samples: all.clone(), inverted: false, data }));
+        let st = || s.current_doc().unwrap().stacks.clone();
+        assert_eq!(st().zoom(), Zoom { x0: 0.0, x1: 100.0, top: 0.0 });
+        let mut s2 = s.clone();
+        s2.update(Action::SetZoom(Zoom { x0: -50.0, x1: 10.0, top: 7.0 }));
+        assert_eq!(s2.current_doc().unwrap().stacks.zoom(), Zoom { x0: 0.0, x1: 60.0, top: 1.0 });
+        s2.update(Action::ZoomToRect(1));
+        assert_eq!(
+            (s2.current_doc().unwrap().stacks.zoom().x1, s2.current_doc().unwrap().stacks.selected),
+            (60.0, Some(1))
+        );
+        assert!(s2.update(Action::ResetZoom));
+        assert_eq!(s2.current_doc().unwrap().stacks.zoom, None);
+        // A time range asks for the graph and the functions again; a search for its result.
+        s.update(Action::SelectTimeRange(Some((10, 20))));
+        let ranged = SampleFilter { event: 0, range: Some((10, 20)) };
+        let asked = sent(&mut s);
+        assert!(asked.iter().any(|r| matches!(r, Request::Flame { samples, .. } if *samples == ranged)), "{asked:?}");
+        assert!(asked.iter().any(|r| matches!(r, Request::StackFunctions { query, .. } if query.samples == ranged)));
+        s.update(Action::SearchFrames("mem".into()));
+        let asked = sent(&mut s);
+        assert!(matches!(&asked[..], [Request::Search { pattern, .. }] if pattern == "mem"), "{asked:?}");
+        s.update(Action::ToggleInverted);
+        assert!(sent(&mut s).iter().any(|r| matches!(r, Request::Flame { inverted: true, .. })));
+        s.update(Action::ShowSandwich(Some(3)));
+        assert!(sent(&mut s).iter().any(|r| matches!(r, Request::Sandwich { frame: 3, .. })));
+        assert!(!s.update(Action::SetEvent(5)), "no such event");
     }
 }

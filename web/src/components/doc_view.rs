@@ -5,8 +5,10 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::dump_view::DumpView;
+use super::flame_graph::FlameGraph;
 use super::functions_view::FunctionsView;
 use super::memprof_view::MemProfView;
+use super::stack_functions_view::StackFunctionsView;
 use super::status::percent;
 use super::summary_view::SummaryView;
 use super::tabs::Tabs;
@@ -49,10 +51,14 @@ pub fn DocView(props: &Props) -> Html {
             let on_tab = props.dispatch.reform(Action::SelectTab);
             let panel = match doc.tab {
                 Tab::Dump => html! { <DumpView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
+                Tab::FlameGraph => html! { <FlameGraph doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
+                Tab::Functions if doc.has_stacks() => {
+                    html! { <StackFunctionsView doc={doc.clone()} dispatch={props.dispatch.clone()} /> }
+                }
                 Tab::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
                 Tab::Summary => html! { <SummaryView summary={doc.functions.summary.clone()} /> },
                 Tab::MemProf => html! { <MemProfView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
-                // Later layers: flame graph and CFG views.
+                // A later layer: the CFG view.
                 other => html! { <p class="muted">{format!("{} is not available for this file.", other.title())}</p> },
             };
             html! {

@@ -1,0 +1,164 @@
+//! The Flame graph tab: the toolbar (event, search with the matched share, icicle,
+//! reset), the timeline strip, the flame graph, and the sandwich of one function
+//! (its callers above, its callees below) when one is open.
+//!
+//! Keys (on the tab): `/` search, `Esc` reset zoom (or leave the search box), `i`
+//! icicle of the inverted tree, `s` sandwich of the selected (or hovered) frame,
+//! arrows pan (left/right) and scroll rows (up/down), `+`/`-` zoom.
+
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+use super::flame_canvas::FlameCanvas;
+use super::timeline::Timeline;
+use crate::flame_state::Zoom;
+use crate::state::{Action, Doc};
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub doc: Rc<Doc>,
+    pub dispatch: Callback<Action>,
+}
+
+#[function_component]
+pub fn FlameGraph(props: &Props) -> Html {
+    let d = &props.dispatch;
+    let st = &props.doc.stacks;
+    let info = props.doc.summary.as_ref().and_then(|s| s.stacks.clone()).unwrap_or_default();
+    let search = use_node_ref();
+    let panel = use_node_ref();
+    let hovered = use_mut_ref(|| None::<u32>);
+    // Focus the tab so its keys work at once.
+    {
+        let panel = panel.clone();
+        use_effect_with((), move |()| {
+            if let Some(el) = panel.cast::<HtmlElement>() {
+                let _ = el.focus();
+            }
+        });
+    }
+    let zoom = st.zoom();
+    let hit = st.found.clone().filter(|_| st.found().is_some());
+
+    let selected_frame = st.selected.and_then(|r| st.flame.as_ref()?.frame.get(r as usize).copied());
+    let onkeydown = {
+        let (d, search, hovered) = (d.clone(), search.clone(), hovered.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            let in_input = e.target_dyn_into::<HtmlInputElement>().is_some();
+            let key = e.key();
+            if in_input {
+                if key == "Escape" {
+                    if let Some(i) = search.cast::<HtmlInputElement>() {
+                        let _ = i.blur();
+                    }
+                }
+                return;
+            }
+            let step = (zoom.x1 - zoom.x0) * 0.1;
+            let action = match key.as_str() {
+                "/" => {
+                    if let Some(i) = search.cast::<HtmlInputElement>() {
+                        let _ = i.focus();
+                    }
+                    e.prevent_default();
+                    return;
+                }
+                "Escape" => Action::ResetZoom,
+                "i" => Action::ToggleInverted,
+                "s" => match selected_frame.or(*hovered.borrow()).filter(|&f| f != u32::MAX) {
+                    Some(f) => Action::ShowSandwich(Some(f)),
+                    None => return,
+                },
+                "ArrowLeft" => Action::SetZoom(zoom.panned(-step, 0.0)),
+                "ArrowRight" => Action::SetZoom(zoom.panned(step, 0.0)),
+                "ArrowUp" => Action::SetZoom(zoom.panned(0.0, 1.0)),
+                "ArrowDown" => Action::SetZoom(zoom.panned(0.0, -1.0)),
+                "+" | "=" => Action::SetZoom(zoom.scaled(0.8, 0.5)),
+                "-" | "_" => Action::SetZoom(zoom.scaled(1.25, 0.5)),
+                _ => return,
+            };
+            e.prevent_default();
+            d.emit(action);
+        })
+    };
+
+    let events = info.events.iter().enumerate().map(|(i, name)| {
+        html! { <option value={i.to_string()} selected={i as u32 == st.samples.event}>{name}</option> }
+    });
+    let onevent = d.reform(|e: Event| {
+        let v = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
+        Action::SetEvent(v.parse().unwrap_or(0))
+    });
+    let onsearch = d.reform(|e: InputEvent| {
+        Action::SearchFrames(e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default())
+    });
+    let share = st.found().map(|f| {
+        let pct = if f.total == 0 { 0.0 } else { f.weight as f64 * 100.0 / f.total as f64 };
+        let n = f.hit.iter().filter(|&&h| h).count();
+        format!("{pct:.2}% of samples match ({n} functions)")
+    });
+    let total = st.flame.as_ref().map(|f| f.total());
+
+    let graph = match &st.flame {
+        Some(data) => html! {
+            <FlameCanvas data={data.clone()} names={st.names.clone()} {zoom} icicle={st.inverted}
+                hit={hit.clone()} selected={st.selected} label="Flame graph"
+                on_zoom={Some(d.reform(Action::SetZoom))}
+                on_click={Some(d.reform(Action::ZoomToRect))}
+                on_sandwich={Some(d.reform(|f| Action::ShowSandwich(Some(f))))}
+                on_hover={Some({ let hovered = hovered.clone(); Callback::from(move |f| *hovered.borrow_mut() = f) })} />
+        },
+        None => html! { <p class="muted">{"Aggregating the stacks…"}</p> },
+    };
+    let sandwich = st.sandwich.as_ref().map(|s| {
+        let name = st.names.as_ref().map_or_else(|| format!("frame {}", s.frame), |n| n.name(s.frame).to_string());
+        let part = |data: &Option<Rc<crate::flame_state::FlameData>>, label: &'static str, icicle: bool| match data {
+            Some(data) => html! {
+                <FlameCanvas data={data.clone()} names={st.names.clone()} zoom={Zoom::all(data.total())} {icicle}
+                    hit={hit.clone()} label={label} />
+            },
+            None => html! { <p class="muted">{"…"}</p> },
+        };
+        html! {
+            <section class="sandwich" aria-label="Sandwich">
+                <div class="fn-toolbar">
+                    <h3 class="mono">{format!("Callers and callees of {name}")}</h3>
+                    <span class="spacer"></span>
+                    <button class="sandwich-close" onclick={d.reform(|_: MouseEvent| Action::ShowSandwich(None))}>{"Close"}</button>
+                </div>
+                <div class="sandwich-callers">{part(&s.callers, "Callers", false)}</div>
+                <div class="sandwich-callees">{part(&s.callees, "Callees", true)}</div>
+            </section>
+        }
+    });
+
+    html! {
+        <div class="flame-tab" tabindex="0" ref={panel} {onkeydown}>
+            <div class="fn-toolbar flame-toolbar">
+                if info.events.len() > 1 {
+                    <label>{"Event "}<select class="flame-event" aria-label="Event" onchange={onevent}>{ for events }</select></label>
+                } else {
+                    <span class="muted flame-event-name">{info.events.first().cloned().unwrap_or_default()}</span>
+                }
+                <input type="search" class="flame-search" placeholder="Search functions ( / )" aria-label="Search functions"
+                    ref={search} value={st.search.clone()} oninput={onsearch} />
+                <span class="muted flame-share" aria-live="polite">{share.unwrap_or_default()}</span>
+                <span class="spacer"></span>
+                <label class="flame-invert"><input type="checkbox" checked={st.inverted}
+                    onchange={d.reform(|_: Event| Action::ToggleInverted)} />{" Inverted (icicle) "}<kbd>{"i"}</kbd></label>
+                if let Some(f) = selected_frame.filter(|&f| f != u32::MAX) {
+                    <button class="flame-sandwich" onclick={d.reform(move |_: MouseEvent| Action::ShowSandwich(Some(f)))}>{"Sandwich "}<kbd>{"s"}</kbd></button>
+                }
+                <button class="flame-reset" onclick={d.reform(|_: MouseEvent| Action::ResetZoom)}>{"Reset zoom "}<kbd>{"Esc"}</kbd></button>
+                <span class="muted flame-total">{total.map(|t| format!("{t} samples")).unwrap_or_default()}</span>
+            </div>
+            if let Some(t) = &st.timeline {
+                <Timeline data={t.clone()} range={st.samples.range} on_range={d.reform(Action::SelectTimeRange)} />
+            }
+            <div class="flame-main">{graph}</div>
+            {sandwich.unwrap_or_default()}
+        </div>
+    }
+}
