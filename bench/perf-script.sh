@@ -6,8 +6,8 @@
 #   bench/perf-script.sh FILE.perf.data [brstack] [runs]
 #
 # `brstack` compares `--to perf-script-brstack` with `perf script -F ip,brstack`.
-# Uses hyperfine when installed, else the median wall time of `runs` (default 3)
-# runs of /usr/bin/time. Then checks that both outputs are byte-identical.
+# Uses hyperfine when installed, else the medians (wall and CPU time) of `runs`
+# (default 3) interleaved runs of /usr/bin/time. Then checks that both outputs are byte-identical.
 # PGOLENS=path/to/pgolens skips the cargo build and times that binary.
 set -euo pipefail
 file=$(realpath "${1:?usage: bench/perf-script.sh FILE.perf.data [brstack] [runs]}")
@@ -40,20 +40,27 @@ r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
 print(f"pgolens {r['pgolens']:.3f} s  perf {r['perf']:.3f} s  ratio {r['pgolens'] / r['perf']:.3f}")
 EOF
 else
+  # Interleaved (ours, perf, ours, perf, ...) so that load from other processes
+  # falls on both alike; wall time and CPU time (user + system) per run.
   median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-  time_it() {
-    for _ in $(seq "$runs"); do
-      /usr/bin/time -f '%e %M' -o /dev/stderr "$@" 2>&1 > /dev/null | tail -1
-    done
+  one() { /usr/bin/time -f '%e %U %S %M' -o /dev/stderr "$@" 2>&1 > /dev/null | tail -1; }
+  ours_runs=""; perf_runs=""
+  for _ in $(seq "$runs"); do
+    ours_runs+=$(one "${ours_cmd[@]}")$'\n'
+    perf_runs+=$(one "${perf_cmd[@]}")$'\n'
+  done
+  stats() { # wall cpu peak_mb
+    local runs=$1
+    printf '%s %s %s\n' \
+      "$(awk 'NF {print $1}' <<< "$runs" | median)" \
+      "$(awk 'NF {print $2 + $3}' <<< "$runs" | median)" \
+      "$(awk 'NF {print int($4 / 1024)}' <<< "$runs" | sort -n | tail -1)"
   }
-  ours_runs=$(time_it "${ours_cmd[@]}")
-  perf_runs=$(time_it "${perf_cmd[@]}")
-  ours_s=$(cut -d' ' -f1 <<< "$ours_runs" | median)
-  perf_s=$(cut -d' ' -f1 <<< "$perf_runs" | median)
-  ours_mb=$(( $(cut -d' ' -f2 <<< "$ours_runs" | sort -n | tail -1) / 1024 ))
-  perf_mb=$(( $(cut -d' ' -f2 <<< "$perf_runs" | sort -n | tail -1) / 1024 ))
-  awk -v o="$ours_s" -v p="$perf_s" -v om="$ours_mb" -v pm="$perf_mb" -v n="$runs" 'BEGIN {
-    printf "median of %d: pgolens %.2f s (peak %d MB)  perf script %.2f s (peak %d MB)  ratio %.3f\n", n, o, om, p, pm, (p > 0 ? o / p : 0)
+  read -r ow oc om <<< "$(stats "$ours_runs")"
+  read -r pw pc pm <<< "$(stats "$perf_runs")"
+  awk -v ow="$ow" -v oc="$oc" -v om="$om" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v n="$runs" 'BEGIN {
+    printf "median of %d: pgolens %.2f s wall, %.2f s CPU (peak %d MB)   perf script %.2f s wall, %.2f s CPU (peak %d MB)\n", n, ow, oc, om, pw, pc, pm
+    printf "ratio: wall %.3f, CPU %.3f\n", (pw > 0 ? ow / pw : 0), (pc > 0 ? oc / pc : 0)
   }'
 fi
 

@@ -24,6 +24,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use core::cell::Cell;
 
 use super::record::{misc, Mmap, MmapFile, Record, RecordAt, Task};
 use super::PerfData;
@@ -153,10 +154,62 @@ impl Maps {
     }
 }
 
+/// Threads by tid. Samples come in runs from one thread, and `perf script` asks
+/// for the sample's thread twice (to create it, then to print it): the last
+/// thread found is remembered (perf keeps a `last_match` for the same reason).
+#[derive(Clone, Debug, Default)]
+struct Threads {
+    all: Vec<Thread>,
+    by_tid: BTreeMap<i32, usize>,
+    /// (tid, index in `all`) of the last lookup that found a thread.
+    last: Cell<Option<(i32, usize)>>,
+}
+
+impl Threads {
+    fn index(&self, tid: i32) -> Option<usize> {
+        if let Some((last_tid, i)) = self.last.get() {
+            if last_tid == tid {
+                return Some(i);
+            }
+        }
+        let i = *self.by_tid.get(&tid)?;
+        self.last.set(Some((tid, i)));
+        Some(i)
+    }
+
+    fn get(&self, tid: &i32) -> Option<&Thread> {
+        self.index(*tid).and_then(|i| self.all.get(i))
+    }
+
+    fn get_mut(&mut self, tid: &i32) -> Option<&mut Thread> {
+        self.index(*tid).and_then(|i| self.all.get_mut(i))
+    }
+
+    fn insert(&mut self, tid: i32, thread: Thread) {
+        self.all.push(thread);
+        let i = self.all.len().saturating_sub(1);
+        self.by_tid.insert(tid, i);
+        self.last.set(Some((tid, i)));
+    }
+
+    /// Forgets the thread; its slot stays (as perf keeps removed threads alive
+    /// while anything refers to them), unreachable.
+    fn remove(&mut self, tid: &i32) {
+        self.by_tid.remove(tid);
+        if self.last.get().is_some_and(|(t, _)| t == *tid) {
+            self.last.set(None);
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Thread> + '_ {
+        self.by_tid.values().filter_map(|&i| self.all.get(i))
+    }
+}
+
 /// Threads, maps and DSOs, as perf has them after the records applied so far.
 #[derive(Clone, Debug)]
 pub struct Machine {
-    threads: BTreeMap<i32, Thread>,
+    threads: Threads,
     maps: Vec<Maps>,
     kernel: Vec<Map>,
     dsos: Vec<Dso>,
@@ -168,7 +221,7 @@ impl Machine {
     /// (matched to maps by file name, as perf does).
     pub fn new(perf: &PerfData<'_>) -> Machine {
         let mut machine = Machine {
-            threads: BTreeMap::new(),
+            threads: Threads::default(),
             maps: Vec::new(),
             kernel: Vec::new(),
             dsos: Vec::new(),
