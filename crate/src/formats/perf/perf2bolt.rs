@@ -256,12 +256,7 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
     for (pc, address) in memory_samples {
         let Some(f) = binary.function_at(pc) else { continue };
         let Some(function) = binary.functions.get(f) else { continue };
-        let end = binary.objects.partition_point(|o| o.address <= address);
-        let object = (0..end)
-            .rev()
-            .take(4)
-            .find(|&i| binary.objects.get(i).is_some_and(|o| address.wrapping_sub(o.address) < o.size));
-        let Some(o) = object else { continue };
+        let Some(o) = binary.object_at(address) else { continue };
         let base = binary.objects.get(o).map_or(0, |o| o.address);
         let n =
             profile.memory.entry((f, pc.wrapping_sub(function.address), o, address.wrapping_sub(base))).or_insert(0);

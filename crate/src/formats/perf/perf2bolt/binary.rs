@@ -242,6 +242,22 @@ impl<'data> Binary<'data> {
         pads
     }
 
+    /// A binary of one function `f` made of `code` at `address`, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_code(address: u64, code: &'data [u8]) -> Binary<'data> {
+        let size = code.len() as u64;
+        Binary {
+            data: code,
+            fixed_load_address: true,
+            build_id: None,
+            segments: Vec::new(),
+            sections: alloc::vec![Section { addr: address, size, offset: Some(0), executable: true }],
+            functions: alloc::vec![Function { name: "f".into(), address, size, max_size: size, plt: false }],
+            objects: Vec::new(),
+            landing_pads: Vec::new(),
+        }
+    }
+
     /// The function whose `[address, address + max_size)` holds `address`.
     pub fn function_at(&self, address: u64) -> Option<usize> {
         let index = self.functions.partition_point(|f| f.address <= address).checked_sub(1)?;
@@ -249,11 +265,11 @@ impl<'data> Binary<'data> {
         (address.wrapping_sub(f.address) < f.max_size).then_some(index)
     }
 
-    /// The data object holding `address`.
-    pub fn object_at(&self, address: u64) -> Option<&Object> {
+    /// Index of the data object holding `address` (the last one starting at or before
+    /// it, among the few that may nest: a copy-relocated alias and its original).
+    pub fn object_at(&self, address: u64) -> Option<usize> {
         let end = self.objects.partition_point(|o| o.address <= address);
-        // Objects may nest (a copy-relocated alias); the last one starting at or before wins.
-        self.objects.get(..end)?.iter().rev().take(4).find(|o| address.wrapping_sub(o.address) < o.size)
+        (0..end).rev().take(4).find(|&i| self.objects.get(i).is_some_and(|o| address.wrapping_sub(o.address) < o.size))
     }
 
     /// The file bytes of `[address, address + len)` (shorter if a section ends first).
@@ -267,11 +283,6 @@ impl<'data> Binary<'data> {
         let start = usize::try_from(section.offset?.checked_add(within)?).ok()?;
         let end = start.checked_add(usize::try_from(len).ok()?)?;
         self.data.get(start..end)
-    }
-
-    /// Whether `address` is in an executable section.
-    pub fn is_code(&self, address: u64) -> bool {
-        self.sections.iter().any(|s| s.executable && address >= s.addr && address.wrapping_sub(s.addr) < s.size)
     }
 }
 

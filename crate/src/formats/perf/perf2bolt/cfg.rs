@@ -241,3 +241,59 @@ fn jump_table(
     }
     (!targets.is_empty()).then_some(targets)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use super::*;
+    use alloc::vec;
+
+    const BASE: u64 = 0x40_1000;
+
+    fn blocks(code: &[u8]) -> Vec<(u64, u64, Vec<u64>, bool)> {
+        let binary = Binary::for_code(BASE, code);
+        let function = binary.functions.first().unwrap();
+        let cfg = build(&binary, function).unwrap();
+        cfg.blocks.into_iter().map(|b| (b.start, b.last, b.successors, b.ends_in_call)).collect()
+    }
+
+    #[test]
+    fn terminators_targets_calls_and_nops() {
+        let code = [
+            0x85, 0xff, //                      0  test %edi,%edi
+            0x74, 0x0a, //                      2  je 0xe
+            0xe8, 0x00, 0x00, 0x00, 0x00, //    4  call 9 (calls do not end blocks)
+            0x75, 0x03, //                      9  jne 0xe
+            0xeb, 0x01, //                      b  jmp 0xe (stays in the jne's block)
+            0x90, //                            d  nop (after a terminator: a block)
+            0xc3, //                            e  ret
+        ];
+        assert_eq!(
+            blocks(&code),
+            [
+                (0, 2, vec![0xe, 4], false),
+                (4, 0xb, vec![0xe, 0xe], false),
+                (0xd, 0xd, vec![0xe], false),
+                (0xe, 0xe, vec![], false),
+            ]
+        );
+    }
+
+    #[test]
+    fn call_before_a_branch_target_and_a_tail_call() {
+        let code = [
+            0x85, 0xff, //                      0  test %edi,%edi
+            0x74, 0x05, //                      2  je 9
+            0xe8, 0x00, 0x00, 0x00, 0x00, //    4  call 9: its block ends in a call
+            0xe9, 0x00, 0x10, 0x00, 0x00, //    9  jmp out of the function (a tail call)
+        ];
+        assert_eq!(blocks(&code), [(0, 2, vec![9, 4], false), (4, 4, vec![9], true), (9, 9, vec![], false)]);
+    }
+
+    #[test]
+    fn undecodable_code_has_no_cfg() {
+        let binary = Binary::for_code(BASE, &[0x90, 0x06]); // nop, then 06 (invalid in 64-bit mode)
+        assert_eq!(build(&binary, binary.functions.first().unwrap()), None);
+    }
+}
