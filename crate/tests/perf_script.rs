@@ -133,3 +133,61 @@ fn pipe_call_chains_name_frames_unknown() {
     assert!(frames.len() > 100);
     assert!(frames.iter().all(|l| l.len() == 17 + " [unknown]".len() && l.ends_with(" [unknown]")));
 }
+
+/// Pipe mode with the binaries: user frames are named as perf named them. The
+/// libraries are this machine's (the corpus was recorded on it), each with its
+/// separate debug file when installed (perf found those by build id); kernel
+/// frames would need the recording boot's kallsyms and are compared without names.
+#[test]
+fn pipe_call_chains_named_by_binaries() {
+    use pgolens::formats::perf::script::write_script_with;
+    use pgolens::symbolize::{Binary, Symbolizer};
+
+    let lib_dir = Path::new("/usr/lib/x86_64-linux-gnu");
+    let libs = ["libc.so.6", "ld-linux-x86-64.so.2", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6"];
+    if !lib_dir.join(libs[0]).exists() {
+        eprintln!("skipped: no {}", lib_dir.display());
+        return;
+    }
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for lib in libs {
+        let path = lib_dir.join(lib);
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        // Maps name the file a link points at (libstdc++.so.6.0.30).
+        let name = std::fs::canonicalize(&path).unwrap().to_string_lossy().into_owned();
+        let id = Binary::parse(&bytes).unwrap().build_id().map(|id| id.iter().map(|b| format!("{b:02x}")).collect());
+        let id: String = id.unwrap_or_default();
+        let debug =
+            format!("/usr/lib/debug/.build-id/{}/{}.debug", id.get(..2).unwrap_or(""), id.get(2..).unwrap_or(""));
+        if let Ok(debug) = std::fs::read(debug) {
+            files.push((name.clone(), debug));
+        }
+        files.push((name, bytes));
+    }
+    for prog in ["cprog", "cxxprog"] {
+        let dir = common::corpus().join("bolt-perf").join(prog);
+        let mut all = files.clone();
+        all.push((prog.to_string(), std::fs::read(dir.join(prog)).unwrap()));
+        let mut symbols = Symbolizer::new();
+        for (name, bytes) in &all {
+            symbols.add_binary(name, bytes).unwrap();
+        }
+        let bytes = std::fs::read(dir.join(format!("{prog}.pipe.perf.data"))).unwrap();
+        let perf = PerfData::parse(&bytes).unwrap();
+        let mut ours = Vec::new();
+        write_script_with(&perf, ScriptFields::Samples, Some(&symbols), |c| {
+            ours.extend_from_slice(c);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let expected = std::fs::read(dir.join(format!("{prog}.pipe.perf.data.script-ip.txt"))).unwrap();
+        let kernel_unnamed = |text: &[u8]| -> String {
+            let text = String::from_utf8_lossy(text);
+            let lines = text.lines().map(|l| if l.starts_with("\tffffffff") { &l[..17] } else { l });
+            lines.map(|l| format!("{l}\n")).collect()
+        };
+        let (ours, expected) = (kernel_unnamed(&ours), kernel_unnamed(&expected));
+        assert!(ours.lines().filter(|l| l.starts_with('\t') && !l.ends_with("[unknown]")).count() > 100, "{prog}");
+        assert_eq!(first_difference(&ours, &expected), None, "{prog}");
+    }
+}

@@ -24,16 +24,19 @@
 //! ```
 //!
 //! In pipe mode perf also turns on symbol names for events with call chains
-//! (`process_attr`); without the binaries every frame's name is `[unknown]`.
+//! (`process_attr`): [`write_script_with`] takes the binaries and kallsyms that
+//! name them; without them every frame's name is `[unknown]`.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::attr::sample_type as st;
-use super::machine::Machine;
+use super::machine::{Machine, MapKind};
 use super::record::{misc, Record};
 use super::sample::{BranchEntry, Sample, CONTEXT_HV, CONTEXT_KERNEL, CONTEXT_MAX, CONTEXT_USER};
 use super::PerfData;
 use crate::error::Error;
+use crate::symbolize::{Address, Symbolizer};
 
 /// Which `perf script -F` field set to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,10 +70,22 @@ const CHUNK: usize = 1 << 16;
 pub fn write_script<E>(
     perf: &PerfData<'_>,
     fields: ScriptFields,
+    sink: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), ScriptError<E>> {
+    write_script_with(perf, fields, None, sink)
+}
+
+/// [`write_script`], with the binaries (and kallsyms) that name call-chain frames
+/// where perf prints names (pipe mode); without them, or where they have no
+/// symbol, a frame is `[unknown]`, as perf prints it.
+pub fn write_script_with<E>(
+    perf: &PerfData<'_>,
+    fields: ScriptFields,
+    symbols: Option<&Symbolizer<'_>>,
     mut sink: impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<(), ScriptError<E>> {
     let mut machine = Machine::new(perf);
-    let printer = Printer::new(perf, fields);
+    let printer = Printer::new(perf, fields, symbols);
     let mut out: Vec<u8> = Vec::with_capacity(CHUNK.saturating_add(4096));
     // The sink's error cannot pass through the decoder's callback: keep it here
     // and stop the walk with a placeholder.
@@ -115,16 +130,17 @@ pub fn script_bytes(perf: &PerfData<'_>, fields: ScriptFields) -> Result<Vec<u8>
 }
 
 /// What stays the same for every sample of a file.
-struct Printer {
+struct Printer<'s, 'b> {
     fields: ScriptFields,
     /// Per event: `"%*s: "` of its name, and whether perf prints its call chains.
     events: Vec<(Vec<u8>, bool)>,
     /// Pipe mode: perf adds the `sym` field to events with call chains.
     sym: bool,
+    symbols: Option<&'s Symbolizer<'b>>,
 }
 
-impl Printer {
-    fn new(perf: &PerfData<'_>, fields: ScriptFields) -> Self {
+impl<'s, 'b> Printer<'s, 'b> {
+    fn new(perf: &PerfData<'_>, fields: ScriptFields, symbols: Option<&'s Symbolizer<'b>>) -> Self {
         // perf turns call chains off when no event of a file records them; in
         // pipe mode it cannot know in advance and leaves them on.
         let use_callchain = perf.pipe || perf.events.iter().any(|e| e.attr.has(st::CALLCHAIN));
@@ -144,7 +160,7 @@ impl Printer {
         let sym = perf.pipe
             && (combined & (st::CALLCHAIN | st::BRANCH_STACK) != 0
                 || combined & (st::REGS_USER | st::STACK_USER) == st::REGS_USER | st::STACK_USER);
-        Printer { fields, events, sym }
+        Printer { fields, events, sym, symbols }
     }
 
     fn sample(&self, machine: &Machine, s: &Sample<'_>, out: &mut Vec<u8>) {
@@ -228,7 +244,9 @@ impl Printer {
                     }
                     if self.sym {
                         out.extend_from_slice(line.get(..17).unwrap_or(&[]));
-                        out.extend_from_slice(b" [unknown]\n");
+                        out.push(b' ');
+                        self.symbol(machine, maps, cpumode, ip, out);
+                        out.push(b'\n');
                     } else {
                         if let Some(last) = line.last_mut() {
                             *last = b'\n';
@@ -256,6 +274,28 @@ impl Printer {
             }
         }
         out.push(b'\n');
+    }
+}
+
+impl Printer<'_, '_> {
+    /// The name perf prints for a frame (`sym`): the function in the binary the
+    /// address maps to, the kernel symbol for kernel frames, else `[unknown]`.
+    fn symbol(&self, machine: &Machine, maps: Option<usize>, cpumode: u16, ip: u64, out: &mut Vec<u8>) {
+        let name = self.symbols.and_then(|symbols| match cpumode {
+            misc::KERNEL => symbols.kallsyms()?.symbol_for(ip).map(|s| String::from(s.name)),
+            misc::USER => {
+                let r = machine.resolve_in(maps, cpumode, ip).filter(|r| r.map.kind == MapKind::File)?;
+                let path = core::str::from_utf8(r.filename).ok()?;
+                symbols.find(path, r.build_id)?;
+                let name = symbols.function_name(path, r.build_id, Address::FileOffset(r.dso_relative));
+                (name != "[unknown]").then_some(name)
+            }
+            _ => None,
+        });
+        match name {
+            Some(name) => out.extend_from_slice(name.as_bytes()),
+            None => out.extend_from_slice(b"[unknown]"),
+        }
     }
 }
 
