@@ -1,12 +1,16 @@
-// Browser tests of the Flame graph and the stack Functions tab. Until a format
-// adapter produces stacks in the page, they drop a synthetic stack profile (the
-// worker's `#pgolens-stacks` text format, web/worker/src/synthetic.rs) whose numbers
-// are known exactly. Run `npm run build` first.
+// Browser tests of the Flame graph and the stack Functions tab: most drop a synthetic
+// stack profile (the worker's `#pgolens-stacks` text format,
+// web/worker/src/synthetic.rs) whose numbers are known exactly; the last drops a
+// corpus perf.data with its binary and checks what `perf report` and `perf script`
+// print of it. Run `npm run build` first.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { dropFiles, launch, serve } from './lib/harness.mjs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
 
 // Event 0 (cycles), 100 samples' weight in all:
 //   main 100 ─┬─ idle 20 ── read 20 (kernel)
@@ -219,6 +223,51 @@ test('the Functions tab lists self and total per function, sortable, with a sand
   await page.locator('.sandwich h3', { hasText: 'Callers and callees of work' }).waitFor();
   await page.waitForFunction(() => document.querySelector('.sandwich-callees canvas')?.dataset.rects === '4');
   assert.equal(await page.locator('.sandwich-callers canvas').getAttribute('data-rects'), '3');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const PERF = 'bolt-perf/cprog/cprog.fp.perf.data';
+
+test('a perf.data with its binary: the samples, self shares and kernel share perf prints', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const file = async (rel) => ({ name: path.basename(rel), bytes: await readFile(path.join(corpus, rel)) });
+  await dropFiles(page, [await file(PERF), await file('bolt-perf/cprog/cprog')]);
+  await page.locator('[role=status]').filter({ hasText: 'perf.data' }).waitFor({ timeout: 30000 });
+  await page.getByRole('tab', { name: 'Flame graph' }).click();
+  // Frames are named from the binary once the worker has it.
+  await page.locator('.flame-symbols', { hasText: 'cprog' }).waitFor({ timeout: 30000 });
+  // perf report: "Samples: 469  of event 'cpu-clock'".
+  const report = await readFile(path.join(corpus, `${PERF}.report.txt`), 'utf8');
+  const [, samples, event] = /^# Samples: (\d+)\s+of event '([^']+)'/m.exec(report);
+  await page.locator('.flame-total').filter({ hasText: `${samples} samples` }).waitFor();
+  assert.equal(await page.locator('.flame-event-name').innerText(), event);
+  await page.waitForFunction(() => Number(document.querySelector('.flame-main canvas')?.dataset.rects) > 5);
+
+  // Kernel frames (no kallsyms dropped) are [kernel.kallsyms]+0x…: the share of
+  // samples whose chain holds a kernel address, counted in perf script's output.
+  const script = await readFile(path.join(corpus, `${PERF}.script-ip.txt`), 'utf8');
+  const chains = script.split(/\n(?=\S)/).filter((c) => c.includes('cpu-clock'));
+  const kernel = chains.filter((c) => /^\s+ffffffff[0-9a-f]{8}$/m.test(c)).length;
+  await page.locator('.flame-search').fill('kernel.kallsyms');
+  const share = ((kernel * 100) / chains.length).toFixed(2);
+  await page.locator('.flame-share', { hasText: `${share}% of samples match` }).waitFor();
+
+  // The cprog functions' self shares are perf report's overheads.
+  const overheads = [...report.matchAll(/^\s+(\d+\.\d+)%\s+cprog\s+\[\.\] (\S+)\s*$/gm)].map((m) => [m[2], `${m[1]}%`]);
+  assert.ok(overheads.length >= 4, JSON.stringify(overheads));
+  await page.getByRole('tab', { name: 'Functions' }).click();
+  await page.locator('[role=columnheader][data-column=self] button').click();
+  const rows = page.locator('.fn-body [role=row][data-frame]');
+  await page.waitForFunction(() => document.querySelector('.fn-body [role=row][data-frame] .fn-name')?.textContent === 'hot_loop');
+  const shown = new Map(
+    await rows.evaluateAll((els) => els.map((e) => [e.querySelector('.fn-name').textContent, e.querySelector('.sf-self-pct').textContent])),
+  );
+  for (const [name, percent] of overheads) assert.equal(shown.get(name), percent, name);
   assert.deepEqual(errors, []);
   await page.close();
 });

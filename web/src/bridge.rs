@@ -109,6 +109,10 @@ impl Bridge {
                 &[("req", num(*req)), ("frame", (*frame).into()), ("event", samples.event.into())],
             )
             .and_then(|m| with_times(m, samples))?,
+            Request::Symbolize { doc, req, binaries } => {
+                let binaries: Array = binaries.iter().map(|&b| JsValue::from(b)).collect();
+                message("symbolize", *doc, &[("req", num(*req)), ("binaries", binaries.into())])?
+            }
             Request::FrameNames { doc, req } => message("frame_names", *doc, &[("req", num(*req))])?,
             Request::StackFunctions { doc, req, query, start, count } => message(
                 "stack_functions",
@@ -449,6 +453,9 @@ fn decode(msg: &JsValue) -> Option<Action> {
             callers: flame_data(&get(msg, "callers"))?,
             callees: flame_data(&get(msg, "callees"))?,
         },
+        "symbolized" => {
+            Action::Symbolized { doc, stacks: stacks_info(&get(msg, "stacks"))?, with: strings(msg, "symbolizedWith") }
+        }
         "frame_names" => Action::FrameNamesLoaded {
             doc,
             names: FrameNames {

@@ -276,6 +276,10 @@ pub struct Stacks {
     pub found: Option<Rc<Found>>,
     pub sandwich: Option<SandwichView>,
     pub timeline: Option<Rc<TimelineData>>,
+    /// The binaries and kallsyms files (open files) offered to name the frames, and
+    /// the names of those the worker used.
+    pub symbols_offered: Vec<u32>,
+    pub symbolized_with: Vec<String>,
     /// The event the timeline was last asked for, and the last search asked for.
     pub timeline_asked: Option<u32>,
     pub search_asked: Option<(String, SampleFilter)>,

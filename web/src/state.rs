@@ -100,6 +100,15 @@ impl Summary {
         self.format == "elf" || self.format == "elf+bat"
     }
 
+    /// A binary or kallsyms file: what names the frames of a perf.data.
+    pub fn names_frames(&self) -> bool {
+        self.is_elf() || self.format == "kallsyms"
+    }
+
+    pub fn is_perf(&self) -> bool {
+        self.format == "perf.data" || self.format == "perf.data-pipe"
+    }
+
     /// The tabs to show: those the format offers, in [`Tab::ALL`] order.
     pub fn tabs(&self) -> Vec<Tab> {
         Tab::ALL.into_iter().filter(|t| self.views.iter().any(|v| v == t.id())).collect()
@@ -761,6 +770,12 @@ pub enum Request {
         samples: SampleFilter,
         frame: u32,
     },
+    /// Name the frames of the perf.data `doc` from the open binaries and kallsyms files.
+    Symbolize {
+        doc: DocId,
+        req: u64,
+        binaries: Vec<DocId>,
+    },
     FrameNames {
         doc: DocId,
         req: u64,
@@ -953,6 +968,12 @@ pub enum Action {
     FrameNamesLoaded {
         doc: DocId,
         names: FrameNames,
+    },
+    /// The stacks of `doc` were rebuilt with frames named from `with`.
+    Symbolized {
+        doc: DocId,
+        stacks: StacksInfo,
+        with: Vec<String>,
     },
     StackFunctionsLoaded {
         doc: DocId,
@@ -1384,6 +1405,34 @@ impl State {
                     _ => false,
                 }
             }),
+            Action::Symbolized { doc, stacks, with } => {
+                let changed = self.with_doc(doc, |doc| {
+                    let Some(summary) = doc.summary.as_mut() else { return false };
+                    summary.stacks = Some(stacks);
+                    // Frame ids changed: everything laid out is dropped and asked again.
+                    let old = std::mem::take(&mut doc.stacks);
+                    doc.stacks = Stacks {
+                        samples: old.samples,
+                        inverted: old.inverted,
+                        search: old.search,
+                        symbols_offered: old.symbols_offered,
+                        symbolized_with: with,
+                        functions: StackFns {
+                            query: StackFnQuery {
+                                samples: SampleFilter { event: u32::MAX, range: None },
+                                ..old.functions.query
+                            },
+                            ..StackFns::default()
+                        },
+                        ..Stacks::default()
+                    };
+                    true
+                });
+                if changed && self.current == Some(doc) {
+                    self.refresh_stacks();
+                }
+                changed
+            }
             Action::FrameNamesLoaded { doc, names } => self.with_doc(doc, |doc| {
                 doc.stacks.names = Some(Rc::new(names));
                 true
@@ -1651,6 +1700,7 @@ impl State {
     /// Offers the newest open ELF to every correlated raw profile waiting for its
     /// binary that has not tried it yet; the worker decodes the profile with it.
     fn offer_binary(&mut self) {
+        self.offer_symbols();
         let ready = |d: &&Rc<Doc>| d.phase == Phase::Ready;
         let Some(elf) = self.docs.iter().filter(ready).rev().find(|d| d.summary.as_ref().is_some_and(Summary::is_elf))
         else {
@@ -1668,6 +1718,38 @@ impl State {
             self.send(|req| Request::Correlate { doc, req, binary });
             self.with_doc(doc, |d| {
                 d.binary_tried = Some(binary);
+                true
+            });
+        }
+    }
+
+    /// Offers every open binary and kallsyms file to each perf.data with stacks, once
+    /// per new set: the worker names the frames from them and rebuilds the stacks.
+    fn offer_symbols(&mut self) {
+        let ready = |d: &&Rc<Doc>| d.phase == Phase::Ready;
+        let files: Vec<DocId> = self
+            .docs
+            .iter()
+            .filter(ready)
+            .filter(|d| d.summary.as_ref().is_some_and(Summary::names_frames))
+            .map(|d| d.id)
+            .collect();
+        if files.is_empty() {
+            return;
+        }
+        let perf: Vec<DocId> = self
+            .docs
+            .iter()
+            .filter(ready)
+            .filter(|d| d.has_stacks() && d.summary.as_ref().is_some_and(Summary::is_perf))
+            .filter(|d| d.stacks.symbols_offered != files)
+            .map(|d| d.id)
+            .collect();
+        for doc in perf {
+            let binaries = files.clone();
+            self.send(|req| Request::Symbolize { doc, req, binaries });
+            self.with_doc(doc, |d| {
+                d.stacks.symbols_offered = files.clone();
                 true
             });
         }

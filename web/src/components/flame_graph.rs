@@ -152,6 +152,9 @@ pub fn FlameGraph(props: &Props) -> Html {
                     <button class="flame-sandwich" onclick={d.reform(move |_: MouseEvent| Action::ShowSandwich(Some(f)))}>{"Sandwich "}<kbd>{"s"}</kbd></button>
                 }
                 <button class="flame-reset" onclick={d.reform(|_: MouseEvent| Action::ResetZoom)}>{"Reset zoom "}<kbd>{"Esc"}</kbd></button>
+                if !st.symbolized_with.is_empty() {
+                    <span class="muted flame-symbols" title="Frames named from these files">{format!("symbols: {}", st.symbolized_with.join(", "))}</span>
+                }
                 <span class="muted flame-total">{total.map(|t| format!("{t} samples")).unwrap_or_default()}</span>
             </div>
             if let Some(t) = &st.timeline {
