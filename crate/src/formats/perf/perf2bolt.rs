@@ -36,7 +36,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use self::binary::Binary;
+use self::binary::{Binary, Object};
 use self::cfg::Cfg;
 use super::attr::sample_type;
 use super::record::{misc, Record};
@@ -85,8 +85,11 @@ pub struct Profile<'b> {
     pub binary: &'b Binary<'b>,
     /// Branches and fall-through edges.
     pub branches: BTreeMap<(Location, Location), Counts>,
-    /// Memory accesses: (function, pc offset, object index, offset in the object) → count.
+    /// Memory accesses: (function, pc offset, index into `data`, offset in it) → count.
     pub memory: BTreeMap<(usize, u64, usize, u64), u64>,
+    /// What data addresses are named after (BOLT's `BinaryData`): the data symbols,
+    /// the functions and their jump tables (`JUMP_TABLE/name.N`), sorted by address.
+    pub data: Vec<Object>,
     pub stats: Stats,
 }
 
@@ -242,7 +245,7 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
         }
     }
 
-    let mut profile = Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), stats };
+    let mut profile = Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), data: Vec::new(), stats };
     let mut cfgs: BTreeMap<usize, Option<Cfg>> = BTreeMap::new();
     for (&(branch, from, to), &counts) in &traces {
         let returns = cfg::is_return(binary, branch) && binary.function_at(branch).is_some();
@@ -253,16 +256,35 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
             profile.trace(&mut cfgs, branch, from, to, counts.count, returns);
         }
     }
+    if !memory_samples.is_empty() {
+        profile.data = data_objects(binary, &mut cfgs);
+    }
     for (pc, address) in memory_samples {
         let Some(f) = binary.function_at(pc) else { continue };
         let Some(function) = binary.functions.get(f) else { continue };
-        let Some(o) = binary.object_at(address) else { continue };
-        let base = binary.objects.get(o).map_or(0, |o| o.address);
+        let Some(o) = binary::object_at(&profile.data, address) else { continue };
+        let base = profile.data.get(o).map_or(0, |o| o.address);
         let n =
             profile.memory.entry((f, pc.wrapping_sub(function.address), o, address.wrapping_sub(base))).or_insert(0);
         *n = n.saturating_add(1);
     }
     Ok(profile)
+}
+
+/// BOLT's `BinaryData` for naming memory accesses: data symbols, functions, and the
+/// jump tables found while disassembling every function (`JUMP_TABLE/name.N`, N
+/// counting a function's tables from 0).
+fn data_objects(binary: &Binary<'_>, cfgs: &mut BTreeMap<usize, Option<Cfg>>) -> Vec<Object> {
+    let mut data = binary.objects.clone();
+    for (i, f) in binary.functions.iter().enumerate().filter(|(_, f)| !f.plt) {
+        data.push(Object { name: f.name.clone(), address: f.address, size: f.size });
+        let cfg = cfgs.entry(i).or_insert_with(|| cfg::build(binary, f));
+        for (n, &(address, size)) in cfg.iter().flat_map(|c| c.jump_tables.iter()).enumerate() {
+            data.push(Object { name: alloc::format!("JUMP_TABLE/{}.{n}", f.name), address, size });
+        }
+    }
+    data.sort_by_key(|o| o.address);
+    data
 }
 
 impl Profile<'_> {
@@ -343,7 +365,7 @@ impl Profile<'_> {
             line.clear();
             let function = Location { function: Some(f), offset: pc };
             self.write_location(&mut line, '4', &function)?;
-            let name = self.binary.objects.get(o).map_or("[unknown]", |o| &o.name);
+            let name = self.data.get(o).map_or("[unknown]", |o| &o.name);
             line.push_str("4 ");
             write_name(&mut line, name)?;
             writeln!(line, " {offset:x} {count}")?;

@@ -52,7 +52,8 @@ pub struct Function {
     pub plt: bool,
 }
 
-/// A data symbol with a size: a memory access inside it is named after it.
+/// A data symbol (or, for memory profiles, a function or a jump table): a memory
+/// access inside it is named after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Object {
     pub name: String,
@@ -157,7 +158,6 @@ impl<'data> Binary<'data> {
                 shndx,
                 sym.st_size(endian),
                 kind == elf::STT_FUNC,
-                kind == elf::STT_OBJECT || kind == elf::STT_TLS,
                 String::from_utf8_lossy(name).into_owned(),
                 sym.st_bind() == elf::STB_LOCAL,
             ));
@@ -170,7 +170,7 @@ impl<'data> Binary<'data> {
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
         let mut functions: Vec<Function> = Vec::new();
         let mut objects = Vec::new();
-        for (i, (address, _, shndx, size, is_function, is_object, name, local)) in symbols.iter().enumerate() {
+        for (i, (address, _, shndx, size, is_function, name, local)) in symbols.iter().enumerate() {
             let name = if *local {
                 let n = counts.entry(name.clone()).or_insert(0);
                 *n = n.saturating_add(1);
@@ -192,8 +192,10 @@ impl<'data> Binary<'data> {
                 }
                 let size = if *size == 0 { max_size } else { *size };
                 functions.push(Function { name, address: *address, size, max_size, plt: false });
-            } else if *is_object && *size > 0 {
-                objects.push(Object { name, address: *address, size: *size });
+            } else if !is_function && !section.is_some_and(|s| s.executable) {
+                // A data symbol without a size reaches the next symbol (the section end).
+                let size = if *size == 0 { max_size } else { *size };
+                objects.push(Object { name, address: *address, size });
             }
         }
         functions.extend(plt_functions(&table, data));
@@ -263,13 +265,6 @@ impl<'data> Binary<'data> {
         let index = self.functions.partition_point(|f| f.address <= address).checked_sub(1)?;
         let f = self.functions.get(index)?;
         (address.wrapping_sub(f.address) < f.max_size).then_some(index)
-    }
-
-    /// Index of the data object holding `address` (the last one starting at or before
-    /// it, among the few that may nest: a copy-relocated alias and its original).
-    pub fn object_at(&self, address: u64) -> Option<usize> {
-        let end = self.objects.partition_point(|o| o.address <= address);
-        (0..end).rev().take(4).find(|&i| self.objects.get(i).is_some_and(|o| address.wrapping_sub(o.address) < o.size))
     }
 
     /// The file bytes of `[address, address + len)` (shorter if a section ends first).
@@ -378,4 +373,12 @@ fn plt_functions(
         }
     }
     out
+}
+
+/// Index of the object of `objects` (sorted by address) holding `address`: the last
+/// one starting at or before it, among the few that may nest (a copy-relocated alias
+/// and its original).
+pub fn object_at(objects: &[Object], address: u64) -> Option<usize> {
+    let end = objects.partition_point(|o| o.address <= address);
+    (0..end).rev().take(4).find(|&i| objects.get(i).is_some_and(|o| address.wrapping_sub(o.address) < o.size))
 }

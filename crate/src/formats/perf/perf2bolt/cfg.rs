@@ -41,6 +41,8 @@ pub struct Cfg {
     pub blocks: Vec<Block>,
     /// The function's `st_size`: offsets at or past it are in no block.
     pub size: u64,
+    /// The jump tables its indirect jumps read: address and size in bytes.
+    pub jump_tables: Vec<(u64, u64)>,
 }
 
 impl Cfg {
@@ -90,6 +92,7 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
     let mut decoder = Decoder::with_ip(64, bytes, start, DecoderOptions::NONE);
     let mut instructions: Vec<(u64, Kind)> = Vec::new();
     let mut tables: Vec<Vec<u64>> = Vec::new();
+    let mut jump_tables = Vec::new();
     let mut recent: Vec<Instruction> = Vec::new();
     let mut labels: Vec<u64> = alloc::vec![0];
     let mut instruction = Instruction::default();
@@ -105,8 +108,10 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             FlowControl::ConditionalBranch => Kind::Jcc(inside(instruction.near_branch_target())),
             FlowControl::UnconditionalBranch => Kind::Jmp(inside(instruction.near_branch_target())),
             FlowControl::IndirectBranch => match jump_table(binary, &instruction, &recent, start, end) {
-                Some(targets) => {
+                Some((table, entry_size, targets)) => {
                     labels.extend(targets.iter().copied());
+                    let size = entry_size.wrapping_mul(targets.len() as u64);
+                    jump_tables.push((table, size));
                     tables.push(targets);
                     Kind::JmpIndirect(Some(tables.len().wrapping_sub(1)))
                 }
@@ -163,7 +168,7 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
     }
 
     let starts: Vec<u64> = blocks.iter().map(|b| b.start).collect();
-    let mut cfg = Cfg { blocks: Vec::with_capacity(blocks.len()), size: function.size };
+    let mut cfg = Cfg { blocks: Vec::with_capacity(blocks.len()), size: function.size, jump_tables };
     for (i, b) in blocks.iter().enumerate() {
         let next = starts.get(i.wrapping_add(1)).copied();
         let mut successors = Vec::new();
@@ -193,7 +198,7 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
     Some(cfg)
 }
 
-/// The in-function targets of the jump table an indirect `jmp` reads, for the two
+/// The jump table an indirect `jmp` reads (address, entry size, in-function targets), for the two
 /// forms compilers emit:
 ///
 /// ```text
@@ -210,7 +215,7 @@ fn jump_table(
     recent: &[Instruction],
     start: u64,
     end: u64,
-) -> Option<Vec<u64>> {
+) -> Option<(u64, u64, Vec<u64>)> {
     let (table, entry_size) = if jmp.op0_kind() == OpKind::Memory
         && jmp.memory_base() == Register::None
         && jmp.memory_index() != Register::None
@@ -239,7 +244,7 @@ fn jump_table(
         targets.push(target.wrapping_sub(start));
         at = at.wrapping_add(entry_size);
     }
-    (!targets.is_empty()).then_some(targets)
+    (!targets.is_empty()).then_some((table, entry_size, targets))
 }
 
 #[cfg(test)]
