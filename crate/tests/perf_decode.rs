@@ -136,3 +136,67 @@ fn dump_shows_record_fields_like_perf_script_d() {
     assert_eq!(value(body, "filename"), "/tmp/corpusB/work/cprog/cprog");
     assert_eq!(value(find(body, "sample_id"), "time"), "3436701293997");
 }
+
+/// Feature sections, typed and in the dump, against `perf report --header-only`.
+#[test]
+fn features_match_perf_report_header() {
+    // "# hostname : vm", "# nrcpus online : 2", "# nrcpus avail : 2", "# total memory : 24684092 kB",
+    // "# pmu mappings: software = 1, uprobe = 8, breakpoint = 5, tracepoint = 2, msr = 9",
+    // "# time of first sample : 3441.210765", "# time of last sample : 3441.307876"
+    let header =
+        std::fs::read_to_string(common::corpus().join("bolt-perf/cprog/cprog.multi.perf.data.header.txt")).unwrap();
+    let line = |key: &str| header.lines().find_map(|l| l.strip_prefix(&format!("# {key} : "))).unwrap().to_string();
+    let data = common::read("bolt-perf/cprog/cprog.multi.perf.data");
+    let perf = PerfData::parse(&data).unwrap();
+    let f = &perf.features;
+    assert_eq!(f.hostname.as_deref(), Some(line("hostname").as_str()));
+    assert_eq!(f.os_release.as_deref(), Some(line("os release").as_str()));
+    assert_eq!(f.version.as_deref(), Some(line("perf version").as_str()));
+    assert_eq!(f.nr_cpus, Some((line("nrcpus online").parse().unwrap(), line("nrcpus avail").parse().unwrap())));
+    assert_eq!(format!("{} kB", f.total_mem.unwrap()), line("total memory"));
+    assert_eq!(f.cmdline.join(" ") + " ", line("cmdline"));
+    let pmus: Vec<String> = f.pmu_mappings.iter().map(|(t, n)| format!("{n} = {t}")).collect();
+    assert!(header.contains(&format!("# pmu mappings: {}", pmus.join(", "))));
+    let (first, last) = f.sample_time.unwrap();
+    let usec = |t: u64| format!("{}.{:06}", t / 1_000_000_000, t % 1_000_000_000 / 1000);
+    assert_eq!(usec(first), line("time of first sample"));
+    assert_eq!(usec(last), line("time of last sample"));
+    let names: Vec<&str> = perf.events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["cpu-clock", "task-clock"]);
+    assert_eq!(perf.events[1].ids, [2583, 2584], "# event : name = task-clock, , id = {{ 2583, 2584 }}");
+
+    // The dump has the same values, field by field.
+    let detection = pgolens::detect(&data).unwrap();
+    let root = pgolens::dump(&data, &detection).unwrap();
+    let nrcpus = find(&root, "feature NRCPUS");
+    assert_eq!(value(nrcpus, "nr_cpus_online"), line("nrcpus online"));
+    assert_eq!(value(find(&root, "feature TOTAL_MEM"), "total memory (kB)") + " kB", line("total memory"));
+    let pmu = find(&root, "feature PMU_MAPPINGS");
+    assert_eq!(value(pmu, "nr pmus"), pmus.len().to_string());
+    let build_ids = find(&root, "feature BUILD_ID");
+    // cprog.multi.perf.data.buildids.txt: "ac5e5d2c821278bbb9de3c8d7c090f208a46534e /tmp/corpusB/work/cprog/cprog"
+    let expected = "ac5e5d2c821278bbb9de3c8d7c090f208a46534e /tmp/corpusB/work/cprog/cprog";
+    assert!(build_ids.children.iter().any(|c| c.value.as_deref() == Some(expected)));
+}
+
+/// perf's own records, typed, against `perf script -D` of cprog.multi.perf.data:
+/// "0x1a8 [0x90]: PERF_RECORD_ID_INDEX nr: 4 / ... id: 2581  idx: 0  cpu: 0  tid: 13689 ..."
+/// "0x350 [0x28]: PERF_RECORD_THREAD_MAP nr: 1 thread: 13689", "0x378 [0x10]: PERF_RECORD_CPU_MAP: 0-1"
+#[test]
+fn perf_tool_records_are_typed() {
+    let data = common::read("bolt-perf/cprog/cprog.multi.perf.data");
+    let perf = PerfData::parse(&data).unwrap();
+    let at = |offset: u64| perf.record_at(offset).unwrap().record;
+    let Record::IdIndex { entries } = at(0x1a8) else { panic!("ID_INDEX") };
+    let words: Vec<u64> = entries.iter().collect();
+    assert_eq!(words.len(), 16);
+    assert_eq!(&words[..4], &[2581, 0, 0, 13689]);
+    assert_eq!(&words[4..8], &[2582, 1, 1, 13689]);
+    let Record::ThreadMap { entries } = at(0x350) else { panic!("THREAD_MAP") };
+    assert_eq!(entries.len(), 24);
+    assert_eq!(u64::from_le_bytes(entries[..8].try_into().unwrap()), 13689);
+    let Record::CpuMap { .. } = at(0x378) else { panic!("CPU_MAP") };
+    // EVENT_UPDATE of the unit ("msec", see the raw body) and of the scale.
+    let Record::EventUpdate { kind: 0, data: unit, .. } = at(0x290) else { panic!("EVENT_UPDATE unit") };
+    assert!(unit.starts_with(b"msec\0"));
+}

@@ -240,16 +240,82 @@ pub fn body_fields(layouts: &Layouts, kind: u32, misc_bits: u16, body: Reader<'_
             f.u32("cpu")?;
         }
         record::EVENT_UPDATE => {
-            f.u64("type")?;
+            let kind = f.u64("type (0 unit, 1 scale, 2 name, 3 cpus)")?;
             f.u64("id")?;
+            match kind {
+                0 | 2 => string_rest(&mut f, if kind == 0 { "unit" } else { "name" })?,
+                1 => {
+                    let start = f.reader.offset();
+                    let bits = f.reader.u64("scale")?;
+                    f.node_since("scale", start, f64::from_bits(bits));
+                }
+                _ => {}
+            }
+        }
+        record::ID_INDEX => {
+            let nr = f.u64("nr")?;
+            for _ in 0..nr.min(f.reader.remaining() as u64 / 32) {
+                let start = f.reader.offset();
+                let (id, idx, cpu, tid) =
+                    (f.reader.u64("id")?, f.reader.u64("idx")?, f.reader.u64("cpu")?, f.reader.u64("tid")?);
+                f.node_since("entry", start, format!("id {id} idx {idx} cpu {} tid {}", cpu as i64, tid as i64));
+            }
+        }
+        record::THREAD_MAP => {
+            let nr = f.u64("nr")?;
+            for _ in 0..nr.min(f.reader.remaining() as u64 / 24) {
+                let start = f.reader.offset();
+                let pid = f.reader.u64("pid")?;
+                let comm = f.reader.bytes(16, "comm")?;
+                f.node_since("thread", start, format!("{} {}", pid as i64, Text(c_string(comm))));
+            }
+        }
+        record::CPU_MAP => {
+            f.u16("type (0 cpus, 1 mask, 2 range)")?;
+        }
+        record::STAT_CONFIG => {
+            let nr = f.u64("nr")?;
+            for _ in 0..nr.min(f.reader.remaining() as u64 / 16) {
+                let start = f.reader.offset();
+                let (tag, value) = (f.reader.u64("tag")?, f.reader.u64("value")?);
+                f.node_since("config", start, format!("tag {tag} = {value}"));
+            }
+        }
+        record::STAT => {
+            f.u64("id")?;
+            f.u32("cpu")?;
+            f.u32("thread")?;
+            f.u64("value")?;
+            f.u64("enabled")?;
+            f.u64("running")?;
+        }
+        record::STAT_ROUND => {
+            f.u64("type")?;
+            f.u64("time")?;
+        }
+        record::AUXTRACE_INFO => {
+            f.u32("type")?;
+            f.u32("reserved")?;
+        }
+        65 => {
+            f.u64("id")?;
+            string_rest(&mut f, "name")?;
         }
         record::HEADER_FEATURE => {
             let id = f.u64("feature")?;
             let rest = f.reader.remaining() as u64;
-            let name = u32::try_from(id).ok().and_then(super::feature_name).unwrap_or("unknown feature");
+            let feature = u32::try_from(id).unwrap_or(u32::MAX);
+            let name = super::feature_name(feature).unwrap_or("unknown feature");
             let start = f.reader.offset();
-            f.reader.skip(rest, "feature data")?;
-            f.node_since(name, start, format!("{rest} bytes"));
+            let section = f.reader.sub(rest, "feature data")?;
+            let mut node = Node::new(name, start, start.saturating_add(rest)).with_value(format!("{rest} bytes"));
+            if let Ok(children) = super::features::dump_section(feature, section) {
+                let mut with = node.clone().with_children(children);
+                if with.tile().is_ok() {
+                    node = with;
+                }
+            }
+            f.nodes.push(node);
         }
         record::COMPRESSED => {
             let rest = f.reader.remaining() as u64;

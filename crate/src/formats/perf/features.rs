@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 
 use super::attr::Attr;
 use super::record::{c_string, misc, RecordHeader};
+use crate::dump::{Fields, Node, Text};
 use crate::error::{Error, Result};
 use crate::read::Reader;
 
@@ -203,4 +204,198 @@ fn event_desc(r: &mut Reader<'_>) -> Result<Vec<EventDesc>> {
         out.push(EventDesc { attr, name, ids });
     }
     Ok(out)
+}
+
+pub const CACHE: u32 = 20;
+pub const MEM_TOPOLOGY: u32 = 22;
+pub const DIR_FORMAT: u32 = 24;
+pub const CPU_PMU_CAPS: u32 = 28;
+pub const HYBRID_TOPOLOGY: u32 = 30;
+pub const PMU_CAPS: u32 = 31;
+pub const AUXTRACE: u32 = 18;
+
+/// The fields of one feature section, for the dump. Sections whose layout pgolens
+/// does not know (tracing data, BPF info, ...) give no fields: their span stays one node.
+pub fn dump_section(feature: u32, mut r: Reader<'_>) -> Result<Vec<Node>> {
+    let mut f = Fields::new(&mut r);
+    match feature {
+        HOSTNAME | OSRELEASE | VERSION | ARCH | CPUDESC | CPUID => {
+            string(&mut f, "string")?;
+        }
+        NRCPUS => {
+            f.u32("nr_cpus_available")?;
+            f.u32("nr_cpus_online")?;
+        }
+        TOTAL_MEM => {
+            f.u64("total memory (kB)")?;
+        }
+        CMDLINE => strings(&mut f, "argument")?,
+        EVENT_DESC => {
+            let nr = list_count(&mut f, 72, "nr events")?;
+            let attr_size = f.u32("attr_size")?;
+            for _ in 0..nr {
+                let start = f.reader.offset();
+                let mut ar = f.reader.sub(u64::from(attr_size), "event attr")?;
+                let attr = Attr::parse(&mut ar, u64::from(attr_size))?;
+                f.node_since("perf_event_attr", start, alloc::format!("type {} config {:#x}", attr.kind, attr.config));
+                let ids = list_count(&mut f, 8, "nr_ids")?;
+                let name = string(&mut f, "name")?;
+                let start = f.reader.offset();
+                f.reader.skip(u64::from(ids).saturating_mul(8), "event ids")?;
+                f.node_since(alloc::format!("ids of {name}"), start, ids);
+            }
+        }
+        BUILD_ID => {
+            while !f.reader.is_empty() {
+                let start = f.reader.offset();
+                f.reader.u32("build_id_event type")?;
+                let misc = f.reader.u16("build_id_event misc")?;
+                let size = f.reader.u16("build_id_event size")?;
+                let mut body = f.reader.sub(u64::from(size).saturating_sub(8), "build_id_event")?;
+                let entry = BuildIdEntry::parse_body(RecordHeader { kind: 0, misc, size }, &mut body)?;
+                let value = alloc::format!("{} {}", entry.build_id_hex(), Text(&entry.filename));
+                f.node_since("build_id_event", start, value);
+            }
+        }
+        CPU_TOPOLOGY => {
+            strings(&mut f, "core siblings")?;
+            strings(&mut f, "thread siblings")?;
+            // perf 4.x and later: then core and socket id of each cpu, dies after 5.x.
+            let rest = f.reader.remaining() as u64;
+            if rest > 0 {
+                let start = f.reader.offset();
+                f.reader.skip(rest, "cpu ids")?;
+                f.node_since("core/socket ids and dies", start, alloc::format!("{rest} bytes"));
+            }
+        }
+        NUMA_TOPOLOGY => {
+            let nr = list_count(&mut f, 24, "nr nodes")?;
+            for _ in 0..nr {
+                f.u32("node")?;
+                f.u64("mem_total (kB)")?;
+                f.u64("mem_free (kB)")?;
+                string(&mut f, "cpus")?;
+            }
+        }
+        PMU_MAPPINGS => {
+            let nr = list_count(&mut f, 8, "nr pmus")?;
+            for _ in 0..nr {
+                f.u32("type")?;
+                string(&mut f, "name")?;
+            }
+        }
+        GROUP_DESC => {
+            let nr = list_count(&mut f, 12, "nr groups")?;
+            for _ in 0..nr {
+                string(&mut f, "group name")?;
+                f.u32("leader index")?;
+                f.u32("nr members")?;
+            }
+        }
+        AUXTRACE => {
+            let start = f.reader.offset();
+            let nr = f.reader.u64("auxtrace index nr")?;
+            f.node_since("nr", start, nr);
+            let rest = f.reader.remaining() as u64;
+            f.bytes(rest, "index entries {offset, size}")?;
+        }
+        CACHE => {
+            f.u32("version")?;
+            let nr = list_count(&mut f, 28, "nr caches")?;
+            for _ in 0..nr {
+                f.u32("level")?;
+                f.u32("line_size")?;
+                f.u32("sets")?;
+                f.u32("ways")?;
+                string(&mut f, "type")?;
+                string(&mut f, "size")?;
+                string(&mut f, "shared cpu map")?;
+            }
+        }
+        SAMPLE_TIME => {
+            f.u64("first sample time")?;
+            f.u64("last sample time")?;
+        }
+        MEM_TOPOLOGY => {
+            f.u64("version")?;
+            f.u64("block_size")?;
+            let start = f.reader.offset();
+            let nr = f.reader.u64("nr nodes")?;
+            f.node_since("nr nodes", start, nr);
+            let rest = f.reader.remaining() as u64;
+            f.bytes(rest, "nodes {node, size, bitmap}")?;
+        }
+        CLOCKID => {
+            f.u64("clockid resolution (ns)")?;
+        }
+        DIR_FORMAT => {
+            f.u64("version")?;
+        }
+        COMPRESSED => {
+            f.u32("version")?;
+            f.u32("type (1 = zstd)")?;
+            f.u32("level")?;
+            f.u32("ratio")?;
+            f.u32("mmap_len")?;
+        }
+        CPU_PMU_CAPS => caps(&mut f)?,
+        CLOCK_DATA => {
+            f.u32("version")?;
+            f.u32("clockid")?;
+            f.u64("wall_clock_ns")?;
+            f.u64("clockid_time_ns")?;
+        }
+        HYBRID_TOPOLOGY => {
+            let nr = list_count(&mut f, 8, "nr pmus")?;
+            for _ in 0..nr {
+                string(&mut f, "pmu name")?;
+                string(&mut f, "cpus")?;
+            }
+        }
+        PMU_CAPS => {
+            let nr = list_count(&mut f, 8, "nr pmus")?;
+            for _ in 0..nr {
+                let caps_nr = list_count(&mut f, 8, "nr caps")?;
+                string(&mut f, "pmu name")?;
+                for _ in 0..caps_nr {
+                    string(&mut f, "capability")?;
+                    string(&mut f, "value")?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(f.into_nodes())
+}
+
+/// A `perf_header_string` as one node whose value is the text.
+fn string(f: &mut Fields<'_, '_>, label: &'static str) -> Result<String> {
+    let start = f.reader.offset();
+    let text = header_string(f.reader)?;
+    f.node_since(label, start, &text);
+    Ok(text)
+}
+
+fn list_count(f: &mut Fields<'_, '_>, min_item: u64, label: &'static str) -> Result<u32> {
+    let start = f.reader.offset();
+    let nr = count(f.reader, min_item, label)?;
+    f.node_since(label, start, nr);
+    Ok(nr)
+}
+
+fn strings(f: &mut Fields<'_, '_>, label: &'static str) -> Result<()> {
+    let nr = list_count(f, 4, "nr strings")?;
+    for _ in 0..nr {
+        string(f, label)?;
+    }
+    Ok(())
+}
+
+fn caps(f: &mut Fields<'_, '_>) -> Result<()> {
+    let nr = list_count(f, 8, "nr caps")?;
+    for _ in 0..nr {
+        string(f, "capability")?;
+        string(f, "value")?;
+    }
+    Ok(())
 }

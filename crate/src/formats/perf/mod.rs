@@ -85,7 +85,7 @@ pub fn feature_name(bit: u32) -> Option<&'static str> {
         19 => "STAT",
         20 => "CACHE",
         21 => "SAMPLE_TIME",
-        22 => "SAMPLE_TOPOLOGY",
+        22 => "MEM_TOPOLOGY",
         23 => "CLOCKID",
         24 => "DIR_FORMAT",
         25 => "BPF_PROG_INFO",
@@ -94,8 +94,8 @@ pub fn feature_name(bit: u32) -> Option<&'static str> {
         28 => "CPU_PMU_CAPS",
         29 => "CLOCK_DATA",
         30 => "HYBRID_TOPOLOGY",
-        31 => "HYBRID_CPU_PMU_CAPS",
-        32 => "PMU_CAPS",
+        // HYBRID_CPU_PMU_CAPS until perf 6.0.
+        31 => "PMU_CAPS",
         _ => return None,
     })
 }
@@ -229,6 +229,16 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
                 let mut node = Node::new(alloc::format!("feature {name}"), section.offset, end);
                 if let Some(value) = feature_string(data, endian, bit, &section) {
                     node = node.with_value(value);
+                }
+                // The fields, when they decode; a section that does not stays one span.
+                let fields = Reader::new(data, endian)
+                    .sub_at(section.offset, section.size, "feature section")
+                    .and_then(|r| features::dump_section(bit, r));
+                if let Ok(children) = fields.map(|c| Node::new("", section.offset, end).with_children(c)) {
+                    let mut with = node.clone().with_children(children.children);
+                    if with.tile().is_ok() {
+                        node = with;
+                    }
                 }
                 root.children.push(node);
             }

@@ -161,6 +161,79 @@ pub enum Record<'a> {
         body: Reader<'a>,
     },
     HeaderBuildId(super::features::BuildIdEntry),
+    /// HEADER_EVENT_TYPE (deprecated): an event id and its name.
+    HeaderEventType {
+        id: u64,
+        name: &'a [u8],
+    },
+    /// HEADER_TRACING_DATA: `size` bytes of tracing data follow the record.
+    TracingData {
+        size: u32,
+    },
+    /// ID_INDEX: `{id, idx, cpu, tid}` per sample id.
+    IdIndex {
+        entries: U64s<'a>,
+    },
+    /// AUXTRACE_INFO: the AUX area's type and its private words.
+    AuxtraceInfo {
+        kind: u32,
+        private: U64s<'a>,
+    },
+    /// AUXTRACE: `size` bytes of trace data follow the record.
+    Auxtrace {
+        size: u64,
+        offset: u64,
+        reference: u64,
+        idx: u32,
+        tid: u32,
+        cpu: u32,
+    },
+    AuxtraceError {
+        kind: u32,
+        code: u32,
+        cpu: u32,
+        pid: u32,
+        tid: u32,
+        ip: u64,
+        message: &'a [u8],
+    },
+    /// THREAD_MAP: `{pid u64, comm[16]}` entries.
+    ThreadMap {
+        entries: &'a [u8],
+    },
+    /// CPU_MAP: the map's encoding (`type`) and its data.
+    CpuMap {
+        kind: u16,
+        data: &'a [u8],
+    },
+    /// STAT_CONFIG: `{tag, value}` pairs.
+    StatConfig {
+        pairs: U64s<'a>,
+    },
+    Stat {
+        id: u64,
+        cpu: u32,
+        thread: u32,
+        value: u64,
+        enabled: u64,
+        running: u64,
+    },
+    StatRound {
+        kind: u64,
+        time: u64,
+    },
+    /// EVENT_UPDATE: 0 unit, 1 scale, 2 name, 3 cpus.
+    EventUpdate {
+        kind: u64,
+        id: u64,
+        data: &'a [u8],
+    },
+    /// TIME_CONV: TSC to perf time conversion.
+    TimeConv {
+        shift: u64,
+        mult: u64,
+        zero: u64,
+    },
     FinishedRound,
     FinishedInit,
     /// COMPRESSED and COMPRESSED2: zstd data holding more records.
@@ -198,7 +271,15 @@ pub(crate) const HEADER_ATTR: u32 = 64;
 pub(crate) const HEADER_TRACING_DATA: u32 = 66;
 pub(crate) const HEADER_BUILD_ID: u32 = 67;
 pub(crate) const FINISHED_ROUND: u32 = 68;
+pub(crate) const ID_INDEX: u32 = 69;
+pub(crate) const AUXTRACE_INFO: u32 = 70;
 pub(crate) const AUXTRACE: u32 = 71;
+pub(crate) const AUXTRACE_ERROR: u32 = 72;
+pub(crate) const THREAD_MAP: u32 = 73;
+pub(crate) const CPU_MAP: u32 = 74;
+pub(crate) const STAT_CONFIG: u32 = 75;
+pub(crate) const STAT: u32 = 76;
+pub(crate) const STAT_ROUND: u32 = 77;
 pub(crate) const EVENT_UPDATE: u32 = 78;
 pub(crate) const TIME_CONV: u32 = 79;
 pub(crate) const HEADER_FEATURE: u32 = 80;
@@ -311,6 +392,72 @@ pub(crate) fn parse_body<'a>(header: RecordHeader, r: &mut Reader<'a>) -> Result
             Record::HeaderAttr { attr, ids: U64s { bytes: whole_words(r.rest()), endian: r.endian() } }
         }
         HEADER_BUILD_ID => Record::HeaderBuildId(super::features::BuildIdEntry::parse_body(header, r)?),
+        65 => Record::HeaderEventType { id: r.u64("event type id")?, name: c_string(r.rest()) },
+        HEADER_TRACING_DATA => Record::TracingData { size: r.u32("tracing data size")? },
+        ID_INDEX => {
+            let nr = r.u64("id index nr")?;
+            let bytes = match nr.checked_mul(32) {
+                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "id index entries")?,
+                _ => return Err(Error::invalid(at, "id index count that fits the record", nr)),
+            };
+            Record::IdIndex { entries: U64s { bytes, endian: r.endian() } }
+        }
+        AUXTRACE_INFO => {
+            let kind = r.u32("auxtrace_info type")?;
+            r.u32("reserved")?;
+            Record::AuxtraceInfo { kind, private: U64s { bytes: whole_words(r.rest()), endian: r.endian() } }
+        }
+        AUXTRACE => Record::Auxtrace {
+            size: r.u64("auxtrace size")?,
+            offset: r.u64("auxtrace offset")?,
+            reference: r.u64("auxtrace reference")?,
+            idx: r.u32("auxtrace idx")?,
+            tid: r.u32("auxtrace tid")?,
+            cpu: r.u32("auxtrace cpu")?,
+        },
+        AUXTRACE_ERROR => {
+            let kind = r.u32("error type")?;
+            let code = r.u32("error code")?;
+            let cpu = r.u32("error cpu")?;
+            let pid = r.u32("error pid")?;
+            let tid = r.u32("error tid")?;
+            r.u32("error fmt")?;
+            let ip = r.u64("error ip")?;
+            let message = c_string(r.bytes(64.min(r.remaining() as u64), "error message")?);
+            Record::AuxtraceError { kind, code, cpu, pid, tid, ip, message }
+        }
+        THREAD_MAP => {
+            let nr = r.u64("thread map nr")?;
+            let bytes = match nr.checked_mul(24) {
+                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "thread map entries")?,
+                _ => return Err(Error::invalid(at, "thread count that fits the record", nr)),
+            };
+            Record::ThreadMap { entries: bytes }
+        }
+        CPU_MAP => Record::CpuMap { kind: r.u16("cpu map type")?, data: r.rest() },
+        STAT_CONFIG => {
+            let nr = r.u64("stat config nr")?;
+            let bytes = match nr.checked_mul(16) {
+                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "stat config entries")?,
+                _ => return Err(Error::invalid(at, "stat config count that fits the record", nr)),
+            };
+            Record::StatConfig { pairs: U64s { bytes, endian: r.endian() } }
+        }
+        STAT => Record::Stat {
+            id: r.u64("stat id")?,
+            cpu: r.u32("stat cpu")?,
+            thread: r.u32("stat thread")?,
+            value: r.u64("stat value")?,
+            enabled: r.u64("stat enabled")?,
+            running: r.u64("stat running")?,
+        },
+        STAT_ROUND => Record::StatRound { kind: r.u64("stat round type")?, time: r.u64("stat round time")? },
+        EVENT_UPDATE => {
+            Record::EventUpdate { kind: r.u64("event_update type")?, id: r.u64("event_update id")?, data: r.rest() }
+        }
+        TIME_CONV => {
+            Record::TimeConv { shift: r.u64("time_shift")?, mult: r.u64("time_mult")?, zero: r.u64("time_zero")? }
+        }
         FINISHED_ROUND => Record::FinishedRound,
         FINISHED_INIT => Record::FinishedInit,
         HEADER_FEATURE => {
