@@ -22,11 +22,18 @@
 //!    call); then the fall-through `from → to` is walked block by block in one function
 //!    ([`cfg`]), each block-to-next edge recorded from the block's last instruction.
 //! 4. **Memory** (`-F pid,event,addr,ip`, only when every event samples ADDR): samples
-//!    of events named `*mem-loads*`; the data address (rebased for a PIE, the ip is not)
-//!    named after the data symbol holding it, others dropped.
+//!    of events named `*mem-loads*`; the data address (rebased for a PIE, the ip is
+//!    not, so a PIE gets no memory records, as with perf2bolt 22) named after what
+//!    holds it among BOLT's `BinaryData`: data symbols, functions, jump tables
+//!    (`JUMP_TABLE/name.N`); other addresses are dropped.
+//!
+//! Not done: BOLTed inputs (BAT translation, `boltedcollection`), `--ba` basic
+//! samples (`no_lbr`), and BOLT's `SYMBOLat_<hash>` names of anonymous data (loads
+//! of them are dropped). The Skylake 32-entry workaround only applies with BAT.
 //!
 //! Output lines: `1 FUNC OFF 1 FUNC OFF MISPREDS COUNT` (`0 [unknown] 0` for an end
-//! outside the binary's functions) and `4 FUNC OFF 4 OBJECT OFF COUNT`.
+//! outside the binary's functions: those of `.symtab` under BOLT's names, and the PLT
+//! entries as `name@PLT`, see [`binary`]) and `4 FUNC OFF 4 OBJECT OFF COUNT`.
 
 pub mod binary;
 pub mod cfg;
