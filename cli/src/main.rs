@@ -6,9 +6,10 @@
 //! pgolens export FILE --to proftext [--binary ELF]
 //!                               a raw or indexed instrprof profile as `llvm-profdata merge --text`
 //!                               writes it; ELF: the instrumented binary of a correlated raw profile
-//! pgolens export FILE --to perf-script | perf-script-brstack
+//! pgolens export FILE --to perf-script | perf-script-brstack [--binary ELF]... [--kallsyms FILE]
 //!                               a perf.data as `perf script -F comm,pid,tid,time,period,event,ip`
-//!                               (or `-F ip,brstack`) prints it
+//!                               (or `-F ip,brstack`) prints it; binaries and kallsyms name the
+//!                               call-chain frames where perf prints names (pipe mode)
 //! pgolens export FILE --to fdata --binary ELF
 //!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT
 //! ```
@@ -17,11 +18,12 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use pgolens::dump::{write_json, write_text};
-use pgolens::formats::perf::script::{write_script, ScriptError, ScriptFields};
+use pgolens::formats::perf::script::{write_script_with, ScriptError, ScriptFields};
 use pgolens::formats::perf::PerfData;
+use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack\n       pgolens export FILE --to fdata --binary ELF";
+const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata --binary ELF";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -146,12 +148,29 @@ fn print_json(data: &[u8], det: &Detection, node: &Node, out: &mut impl Write) -
 
 /// `perf script -F comm,pid,tid,time,period,event,ip` (or `-F ip,brstack`) text of
 /// a perf.data, streamed: it is several times the size of the file.
-fn export_perf_script(path: &str, fields: ScriptFields) -> Result<(), String> {
+/// Binaries (and a kallsyms file) name the frames where perf prints names (pipe
+/// mode); each binary is matched by build id, else by file name.
+fn export_perf_script(
+    path: &str,
+    fields: ScriptFields,
+    binaries: &[&String],
+    kallsyms: Option<&String>,
+) -> Result<(), String> {
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
+    let elves = binaries.iter().map(|b| map(b).map(|m| (b, m))).collect::<Result<Vec<_>, _>>()?;
+    let kallsyms = kallsyms.map(|k| read(k).map(|t| (k, t))).transpose()?;
+    let mut symbols = Symbolizer::new();
+    for (name, elf) in &elves {
+        symbols.add_binary(name, elf).map_err(|e| format!("{name}: {e}"))?;
+    }
+    if let Some((name, text)) = &kallsyms {
+        symbols.set_kallsyms(text).map_err(|e| format!("{name}: {e}"))?;
+    }
+    let symbols = (!elves.is_empty() || kallsyms.is_some()).then_some(&symbols);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let written = match write_script(&perf, fields, |chunk| out.write_all(chunk)) {
+    let written = match write_script_with(&perf, fields, symbols, |chunk| out.write_all(chunk)) {
         Ok(()) => out.flush(),
         Err(ScriptError::Decode(e)) => return Err(format!("{path}: {e}")),
         Err(ScriptError::Sink(e)) => Err(e),
@@ -193,11 +212,18 @@ fn export(args: &[String]) -> Result<(), String> {
     let mut file = None;
     let mut to = None;
     let mut binary = None;
+    // perf-script: every --binary names call-chain frames, with --kallsyms.
+    let mut binaries = Vec::new();
+    let mut kallsyms = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
             "--to" => to = rest.next(),
-            "--binary" => binary = rest.next(),
+            "--binary" => {
+                binary = rest.next();
+                binaries.extend(binary);
+            }
+            "--kallsyms" => kallsyms = rest.next(),
             _ if file.is_none() && !arg.starts_with("--") => file = Some(arg),
             _ => return Err(USAGE.to_string()),
         }
@@ -205,8 +231,8 @@ fn export(args: &[String]) -> Result<(), String> {
     let (Some(path), Some(to)) = (file, to) else { return Err(USAGE.to_string()) };
     match to.as_str() {
         "proftext" => {}
-        "perf-script" => return export_perf_script(path, ScriptFields::Samples),
-        "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack),
+        "perf-script" => return export_perf_script(path, ScriptFields::Samples, &binaries, kallsyms),
+        "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack, &binaries, kallsyms),
         "fdata" => return export_fdata(path, binary.ok_or("--to fdata needs --binary ELF")?),
         _ => {
             return Err(format!(

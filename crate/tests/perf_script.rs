@@ -136,7 +136,7 @@ fn pipe_call_chains_name_frames_unknown() {
 
 /// Pipe mode with the binaries: user frames are named as perf named them. The
 /// libraries are this machine's (the corpus was recorded on it), each with its
-/// separate debug file when installed (perf found those by build id); kernel
+/// separate debug file when installed (found by the library's build id); kernel
 /// frames would need the recording boot's kallsyms and are compared without names.
 #[test]
 fn pipe_call_chains_named_by_binaries() {
@@ -159,8 +159,8 @@ fn pipe_call_chains_named_by_binaries() {
         let id: String = id.unwrap_or_default();
         let debug =
             format!("/usr/lib/debug/.build-id/{}/{}.debug", id.get(..2).unwrap_or(""), id.get(2..).unwrap_or(""));
-        if let Ok(debug) = std::fs::read(debug) {
-            files.push((name.clone(), debug));
+        if let Ok(bytes) = std::fs::read(&debug) {
+            files.push((debug, bytes));
         }
         files.push((name, bytes));
     }

@@ -286,8 +286,11 @@ impl Printer<'_, '_> {
             misc::USER => {
                 let r = machine.resolve_in(maps, cpumode, ip).filter(|r| r.map.kind == MapKind::File)?;
                 let path = core::str::from_utf8(r.filename).ok()?;
-                symbols.find(path, r.build_id)?;
-                let name = symbols.function_name(path, r.build_id, Address::FileOffset(r.dso_relative));
+                // Without a build id in the recording, perf reads the file's own and
+                // finds its separate debug file by it: the binary of that name says
+                // which build id to look for.
+                let build_id = r.build_id.or(symbols.find(path, None)?.build_id());
+                let name = symbols.function_name(path, build_id, Address::FileOffset(r.dso_relative));
                 (name != "[unknown]").then_some(name)
             }
             _ => None,
