@@ -67,6 +67,33 @@ fn lbr_profiles_match_perf2bolt() {
     assert_eq!(checked, 4);
 }
 
+/// `perf2bolt --ba` (basic samples): the `no_lbr` profiles of the cpu-clock recordings.
+#[test]
+fn basic_profiles_match_perf2bolt_ba() {
+    for prog in ["cprog", "cxxprog"] {
+        let data = common::read(&format!("bolt-perf/{prog}/{prog}.cpuclock.perf.data"));
+        let elf = common::read(&format!("bolt-perf/{prog}/{prog}"));
+        let perf = PerfData::parse(&data).unwrap();
+        let binary = Binary::parse(&elf).unwrap();
+        let ours = perf2bolt::aggregate_basic(&perf, &binary, prog.as_bytes()).unwrap().to_fdata();
+        let fdata = format!("bolt-perf/{prog}/{prog}.nolbr.fdata");
+        let theirs = String::from_utf8(common::read(&fdata)).unwrap();
+        assert!(lines(&ours) == lines(&theirs), "{fdata}:\n{}", difference(&ours, &theirs));
+        assert!(ours.starts_with("no_lbr cpu-clock:\n"));
+    }
+}
+
+/// perf2bolt --ba cannot read a recording with call chains (`malformed field`).
+#[test]
+fn basic_aggregation_of_call_chains_is_an_error() {
+    let perf = common::read("bolt-perf/cprog/cprog.fp.perf.data");
+    let elf = common::read("bolt-perf/cprog/cprog");
+    let perf = PerfData::parse(&perf).unwrap();
+    let binary = Binary::parse(&elf).unwrap();
+    let err = perf2bolt::aggregate_basic(&perf, &binary, b"cprog").unwrap_err();
+    assert!(err.to_string().contains("call chains"), "{err}");
+}
+
 fn aggregate(perf: &[u8], elf: &[u8], name: &str) -> Result<String, pgolens::Error> {
     let perf = PerfData::parse(perf)?;
     let binary = Binary::parse(elf)?;

@@ -27,9 +27,12 @@
 //!    holds it among BOLT's `BinaryData`: data symbols, functions, jump tables
 //!    (`JUMP_TABLE/name.N`); other addresses are dropped.
 //!
-//! Not done: BOLTed inputs (BAT translation, `boltedcollection`), `--ba` basic
-//! samples (`no_lbr`), and BOLT's `SYMBOLat_<hash>` names of anonymous data (loads
-//! of them are dropped). The Skylake 32-entry workaround only applies with BAT.
+//! [`aggregate_basic`] is `perf2bolt --ba`: sample ips instead of branch stacks, a
+//! `no_lbr EVENT:...` header and `1 FUNC OFF COUNT` lines.
+//!
+//! Not done: BOLTed inputs (BAT translation, `boltedcollection`), and BOLT's
+//! `SYMBOLat_<hash>` names of anonymous data (loads of them are dropped). The
+//! Skylake 32-entry workaround only applies with BAT.
 //!
 //! Output lines: `1 FUNC OFF 1 FUNC OFF MISPREDS COUNT` (`0 [unknown] 0` for an end
 //! outside the binary's functions: those of `.symtab` under BOLT's names, and the PLT
@@ -94,10 +97,20 @@ pub struct Profile<'b> {
     pub branches: BTreeMap<(Location, Location), Counts>,
     /// Memory accesses: (function, pc offset, index into `data`, offset in it) → count.
     pub memory: BTreeMap<(usize, u64, usize, u64), u64>,
+    /// `--ba` (basic samples, no branch stacks): the event names (as perf script
+    /// prints them, colon included) and the samples per (function, offset).
+    pub basic: Option<Basic>,
     /// What data addresses are named after (BOLT's `BinaryData`): the data symbols,
     /// the functions and their jump tables (`JUMP_TABLE/name.N`), sorted by address.
     pub data: Vec<Object>,
     pub stats: Stats,
+}
+
+/// The samples of `perf2bolt --ba`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Basic {
+    pub events: Vec<String>,
+    pub samples: BTreeMap<(usize, u64), u64>,
 }
 
 /// perf2bolt's `MMapInfo` of one process.
@@ -252,7 +265,8 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
         }
     }
 
-    let mut profile = Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), data: Vec::new(), stats };
+    let mut profile =
+        Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), basic: None, data: Vec::new(), stats };
     let mut cfgs: BTreeMap<usize, Option<Cfg>> = BTreeMap::new();
     for (&(branch, from, to), &counts) in &traces {
         let returns = cfg::is_return(binary, branch) && binary.function_at(branch).is_some();
@@ -276,6 +290,50 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
         *n = n.saturating_add(1);
     }
     Ok(profile)
+}
+
+/// perf2bolt `--ba`: the ip of every sample of a mapped pid (rebased for a PIE),
+/// counted per function offset; samples outside the binary's functions are counted
+/// in [`Stats::out_of_range`]. perf2bolt cannot read recordings with call chains
+/// in this mode (`perf script -F pid,event,ip` prints the chains): an error here.
+pub fn aggregate_basic<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -> Result<Profile<'b>> {
+    if perf.events.iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0) {
+        return Err(Error::malformed(0, "a recording without call chains for basic aggregation (perf2bolt --ba)"));
+    }
+    let mapped = mappings(perf, binary, base_name(name))?;
+    let rebase = !binary.fixed_load_address;
+    let mut basic = Basic::default();
+    let mut stats = Stats { pids: mapped.len(), ..Stats::default() };
+    let mut events = alloc::collections::BTreeSet::new();
+    for record in perf.records() {
+        let record = record?;
+        let Record::Sample(sample) = &record.record else { continue };
+        let Some(m) = sample.pid.and_then(|pid| mapped.get(&pid)) else { continue };
+        let ip = sample.ip.unwrap_or(0);
+        let ip = if rebase { adjust(ip, m) } else { ip };
+        if ip == 0 {
+            continue;
+        }
+        stats.samples = stats.samples.saturating_add(1);
+        events.insert(sample.event);
+        let Some(f) = binary.function_at(ip) else {
+            stats.out_of_range = stats.out_of_range.saturating_add(1);
+            continue;
+        };
+        let offset = ip.wrapping_sub(binary.functions.get(f).map_or(0, |f| f.address));
+        let n = basic.samples.entry((f, offset)).or_insert(0);
+        *n = n.saturating_add(1);
+    }
+    basic.events = events.iter().filter_map(|&e| perf.events.get(e)).map(|e| alloc::format!("{}:", e.name)).collect();
+    basic.events.sort();
+    Ok(Profile {
+        binary,
+        branches: BTreeMap::new(),
+        memory: BTreeMap::new(),
+        basic: Some(basic),
+        data: Vec::new(),
+        stats,
+    })
 }
 
 /// BOLT's `BinaryData` for naming memory accesses: data symbols, functions, and the
@@ -361,6 +419,22 @@ impl Profile<'_> {
     /// Writes the fdata text, one line per call of `sink`, branches first.
     pub fn write_fdata(&self, sink: &mut dyn FnMut(&str) -> core::fmt::Result) -> core::fmt::Result {
         let mut line = String::new();
+        if let Some(basic) = &self.basic {
+            line.push_str("no_lbr");
+            for event in &basic.events {
+                line.push(' ');
+                line.push_str(event);
+            }
+            line.push('\n');
+            sink(&line)?;
+            for (&(f, offset), count) in &basic.samples {
+                line.clear();
+                self.write_location(&mut line, '1', &Location { function: Some(f), offset })?;
+                writeln!(line, "{count}")?;
+                sink(&line)?;
+            }
+            return Ok(());
+        }
         for ((from, to), counts) in &self.branches {
             line.clear();
             self.write_location(&mut line, '1', from)?;
