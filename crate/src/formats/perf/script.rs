@@ -261,8 +261,9 @@ impl<'s, 'b> Printer<'s, 'b> {
                     fill_hex(digits, s.ip.unwrap_or(0));
                 }
                 out.extend_from_slice(&field);
-                if self.sym && chain {
-                    out.extend_from_slice(b" [unknown]");
+                if self.sym {
+                    out.push(b' ');
+                    self.symbol(machine, thread.map(|t| t.maps), s.cpumode(), s.ip.unwrap_or(0), out);
                 }
             }
         }
