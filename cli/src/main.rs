@@ -10,8 +10,9 @@
 //!                               a perf.data as `perf script -F comm,pid,tid,time,period,event,ip`
 //!                               (or `-F ip,brstack`) prints it; binaries and kallsyms name the
 //!                               call-chain frames where perf prints names (pipe mode)
-//! pgolens export FILE --to fdata --binary ELF
+//! pgolens export FILE --to fdata --binary ELF [--ba]
 //!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT
+//!                               (--ba: basic samples, as `perf2bolt --ba`)
 //! ```
 
 use std::io::{self, BufWriter, Write};
@@ -23,7 +24,7 @@ use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata --binary ELF";
+const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata --binary ELF [--ba]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -183,17 +184,19 @@ fn export_perf_script(
     }
 }
 
-/// perf2bolt's fdata of an LBR perf.data for the binary `elf` (matched by file name
-/// or build id, as perf2bolt does), streamed line by line.
-fn export_fdata(path: &str, elf: &str) -> Result<(), String> {
-    use pgolens::formats::perf::perf2bolt::{aggregate, binary::Binary};
+/// perf2bolt's fdata of an LBR perf.data (of its basic samples with `basic`) for the
+/// binary `elf` (matched by file name or build id, as perf2bolt does), streamed line
+/// by line.
+fn export_fdata(path: &str, elf: &str, basic: bool) -> Result<(), String> {
+    use pgolens::formats::perf::perf2bolt::{aggregate, aggregate_basic, binary::Binary};
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
     let elf_bytes = map(elf)?;
     let binary = Binary::parse(&elf_bytes).map_err(|e| format!("{elf}: {e}"))?;
     let name = std::path::Path::new(elf).file_name().map(|n| n.as_encoded_bytes()).unwrap_or(elf.as_bytes());
-    let profile = aggregate(&perf, &binary, name).map_err(|e| format!("{path}: {e}"))?;
+    let profile = if basic { aggregate_basic(&perf, &binary, name) } else { aggregate(&perf, &binary, name) }
+        .map_err(|e| format!("{path}: {e}"))?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut failed = None;
     let _ = profile.write_fdata(&mut |line| {
@@ -215,6 +218,7 @@ fn export(args: &[String]) -> Result<(), String> {
     // perf-script: every --binary names call-chain frames, with --kallsyms.
     let mut binaries = Vec::new();
     let mut kallsyms = None;
+    let mut basic = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
@@ -224,6 +228,7 @@ fn export(args: &[String]) -> Result<(), String> {
                 binaries.extend(binary);
             }
             "--kallsyms" => kallsyms = rest.next(),
+            "--ba" => basic = true,
             _ if file.is_none() && !arg.starts_with("--") => file = Some(arg),
             _ => return Err(USAGE.to_string()),
         }
@@ -233,7 +238,7 @@ fn export(args: &[String]) -> Result<(), String> {
         "proftext" => {}
         "perf-script" => return export_perf_script(path, ScriptFields::Samples, &binaries, kallsyms),
         "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack, &binaries, kallsyms),
-        "fdata" => return export_fdata(path, binary.ok_or("--to fdata needs --binary ELF")?),
+        "fdata" => return export_fdata(path, binary.ok_or("--to fdata needs --binary ELF")?, basic),
         _ => {
             return Err(format!(
                 "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata"
