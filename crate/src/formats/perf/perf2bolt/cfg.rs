@@ -91,8 +91,8 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
 
     let mut decoder = Decoder::with_ip(64, bytes, start, DecoderOptions::NONE);
     let mut instructions: Vec<(u64, Kind)> = Vec::new();
-    let mut tables: Vec<Vec<u64>> = Vec::new();
-    let mut jump_tables = Vec::new();
+    // (table address, entry size) of each indirect jump's table, read after the loop.
+    let mut pending: Vec<(u64, u64)> = Vec::new();
     let mut recent: Vec<Instruction> = Vec::new();
     let mut labels: Vec<u64> = alloc::vec![0];
     let mut instruction = Instruction::default();
@@ -107,13 +107,10 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             FlowControl::Call | FlowControl::IndirectCall => Kind::Call,
             FlowControl::ConditionalBranch => Kind::Jcc(inside(instruction.near_branch_target())),
             FlowControl::UnconditionalBranch => Kind::Jmp(inside(instruction.near_branch_target())),
-            FlowControl::IndirectBranch => match jump_table(binary, &instruction, &recent, start, end) {
-                Some((table, entry_size, targets)) => {
-                    labels.extend(targets.iter().copied());
-                    let size = entry_size.wrapping_mul(targets.len() as u64);
-                    jump_tables.push((table, size));
-                    tables.push(targets);
-                    Kind::JmpIndirect(Some(tables.len().wrapping_sub(1)))
+            FlowControl::IndirectBranch => match jump_table_address(&instruction, &recent) {
+                Some(table) => {
+                    pending.push(table);
+                    Kind::JmpIndirect(Some(pending.len().wrapping_sub(1)))
                 }
                 None => Kind::JmpIndirect(None),
             },
@@ -127,6 +124,24 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             recent.remove(0);
         }
         recent.push(instruction);
+    }
+    // A table ends where another table of the function starts (adjacent tables
+    // would otherwise read as one) or at the next data symbol.
+    let mut starts: Vec<u64> = pending.iter().map(|t| t.0).collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut jump_tables = Vec::new();
+    let mut tables: Vec<Vec<u64>> = Vec::with_capacity(pending.len());
+    for &(table, entry_size) in &pending {
+        let next_table = starts.get(starts.partition_point(|&t| t <= table)).copied().unwrap_or(u64::MAX);
+        let next_object = binary.objects.get(binary.objects.partition_point(|o| o.address <= table));
+        let limit = next_table.min(next_object.map_or(u64::MAX, |o| o.address));
+        let targets = jump_table_targets(binary, table, entry_size, limit, start, end);
+        if !targets.is_empty() {
+            jump_tables.push((table, entry_size.wrapping_mul(targets.len() as u64)));
+        }
+        labels.extend(targets.iter().copied());
+        tables.push(targets);
     }
     let pads = binary.landing_pads.partition_point(|&p| p < start)..binary.landing_pads.partition_point(|&p| p < end);
     let pads: Vec<u64> = binary.landing_pads.get(pads).into_iter().flatten().map(|p| p.wrapping_sub(start)).collect();
@@ -198,8 +213,8 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
     Some(cfg)
 }
 
-/// The jump table an indirect `jmp` reads (address, entry size, in-function targets), for the two
-/// forms compilers emit:
+/// The jump table an indirect `jmp` reads (address, entry size), for the two forms
+/// compilers emit:
 ///
 /// ```text
 /// non-PIC  jmp *TABLE(,%idx,8)              8-byte absolute entries
@@ -207,32 +222,30 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
 ///          movslq (%base,%idx,4),%off
 ///          add %base,%off ; jmp *%off        4-byte entries relative to TABLE
 /// ```
-///
-/// Entries are read while they point inside the function, as BOLT does.
-fn jump_table(
-    binary: &Binary<'_>,
-    jmp: &Instruction,
-    recent: &[Instruction],
-    start: u64,
-    end: u64,
-) -> Option<(u64, u64, Vec<u64>)> {
-    let (table, entry_size) = if jmp.op0_kind() == OpKind::Memory
+fn jump_table_address(jmp: &Instruction, recent: &[Instruction]) -> Option<(u64, u64)> {
+    if jmp.op0_kind() == OpKind::Memory
         && jmp.memory_base() == Register::None
         && jmp.memory_index() != Register::None
         && jmp.memory_index_scale() == 8
     {
-        (jmp.memory_displacement64(), 8u64)
+        Some((jmp.memory_displacement64(), 8))
     } else if jmp.op0_kind() == OpKind::Register {
         let table = recent.iter().rev().find_map(|i| {
             (i.mnemonic() == Mnemonic::Lea && i.is_ip_rel_memory_operand()).then(|| i.ip_rel_memory_address())
         })?;
-        (table, 4)
+        Some((table, 4))
     } else {
-        return None;
-    };
+        None
+    }
+}
+
+/// The function offsets a jump table's entries point to, read from `table` up to
+/// `limit` while they point inside `[start, end)`, as BOLT does.
+fn jump_table_targets(binary: &Binary<'_>, table: u64, entry_size: u64, limit: u64, start: u64, end: u64) -> Vec<u64> {
     let mut targets = Vec::new();
     let mut at = table;
-    while let Some(entry) = binary.bytes_at(at, entry_size) {
+    while at < limit {
+        let Some(entry) = binary.bytes_at(at, entry_size) else { break };
         let target = match *entry {
             [a, b, c, d, e, f, g, h] => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
             [a, b, c, d] => table.wrapping_add_signed(i64::from(i32::from_le_bytes([a, b, c, d]))),
@@ -244,7 +257,7 @@ fn jump_table(
         targets.push(target.wrapping_sub(start));
         at = at.wrapping_add(entry_size);
     }
-    (!targets.is_empty()).then_some((table, entry_size, targets))
+    targets
 }
 
 #[cfg(test)]
