@@ -191,3 +191,22 @@ fn pipe_call_chains_named_by_binaries() {
         assert_eq!(first_difference(&ours, &expected), None, "{prog}");
     }
 }
+
+/// Names of events a file does not name (no EVENT_DESC): perf 6.1's
+/// `evsel__add_modifiers`, as `perf script` prints them for generated files.
+#[test]
+fn unnamed_events_get_perfs_modifiers() {
+    use pgolens::formats::perf::Attr;
+    let name = |kind: u32, config: u64, flags: u64| Attr { kind, config, flags, ..Attr::default() }.default_name();
+    let (exclude_user, exclude_kernel, exclude_hv, exclude_guest) = (1 << 4, 1 << 5, 1 << 6, 1 << 20);
+    let precise = |level: u64| level << 15;
+    // H and G only when excluding the guest is not what the other modifiers imply.
+    assert_eq!(name(0, 0, 0), "cycles:HG");
+    assert_eq!(name(0, 0, exclude_guest), "cycles");
+    assert_eq!(name(0, 0, exclude_kernel | exclude_hv), "cycles:u");
+    assert_eq!(name(0, 0, exclude_kernel | exclude_hv | exclude_guest), "cycles:uH");
+    assert_eq!(name(0, 0, exclude_user | exclude_guest), "cycles:khH");
+    assert_eq!(name(0, 1, precise(3) | exclude_guest), "instructions:pppH");
+    assert_eq!(name(0, 0, precise(2)), "cycles:pp");
+    assert_eq!(name(1, 0, 0), "cpu-clock:HG");
+}

@@ -206,7 +206,7 @@ impl Attr {
     }
 
     /// perf's name for events it knows by type and config, used when the file
-    /// has no EVENT_DESC (`cycles`, `cpu-clock`, ...).
+    /// has no EVENT_DESC (`cycles:u`, `cpu-clock`, ...), modifiers included.
     pub fn default_name(&self) -> alloc::string::String {
         let known = match (self.kind, self.config) {
             (attr_type::HARDWARE, c) => usize::try_from(c).ok().and_then(|c| HARDWARE_NAMES.get(c)).copied(),
@@ -214,8 +214,48 @@ impl Attr {
             _ => None,
         };
         match known {
-            Some(name) => alloc::string::String::from(name),
+            Some(name) => {
+                let mut name = alloc::string::String::from(name);
+                self.push_modifiers(&mut name);
+                name
+            }
             None => alloc::format!("type {} config {:#x}", self.kind, self.config),
+        }
+    }
+
+    /// perf's `evsel__add_modifiers`: `:` and the privilege levels counted when
+    /// some are excluded (`k`, `u`, `h`), the precise-ip level (`p`, `pp`, `ppp`),
+    /// and `H`/`G` (host, guest) unless excluding the guest is the default for
+    /// the other modifiers (`cycles:u`, `cycles:ppp`; `cycles:HG` with none).
+    fn push_modifiers(&self, name: &mut alloc::string::String) {
+        let flag = |bit: u32| self.flags >> bit & 1 == 1;
+        let (exclude_user, exclude_kernel, exclude_hv) = (flag(4), flag(5), flag(6));
+        let (exclude_host, exclude_guest) = (flag(19), flag(20));
+        let precise_ip = (self.flags >> 15 & 3) as usize;
+        let mut modifiers = alloc::string::String::new();
+        let mut exclude_guest_default = false;
+        if exclude_kernel || exclude_user || exclude_hv {
+            for (excluded, letter) in [(exclude_kernel, 'k'), (exclude_user, 'u'), (exclude_hv, 'h')] {
+                if !excluded {
+                    modifiers.push(letter);
+                }
+            }
+            exclude_guest_default = true;
+        }
+        if precise_ip > 0 {
+            modifiers.push_str("ppp".get(..precise_ip).unwrap_or("ppp"));
+            exclude_guest_default = true;
+        }
+        if exclude_host || exclude_guest == exclude_guest_default {
+            for (excluded, letter) in [(exclude_host, 'H'), (exclude_guest, 'G')] {
+                if !excluded {
+                    modifiers.push(letter);
+                }
+            }
+        }
+        if !modifiers.is_empty() {
+            name.push(':');
+            name.push_str(&modifiers);
         }
     }
 }
