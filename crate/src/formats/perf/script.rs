@@ -269,9 +269,14 @@ impl<'s, 'b> Printer<'s, 'b> {
         }
         if self.fields == ScriptFields::Brstack {
             if let Some(stack) = &s.branch_stack {
+                let mut line = Staging::new();
                 for entry in stack.iter() {
-                    branch(out, &entry);
+                    if line.room() < MAX_BRANCH_TEXT {
+                        line.flush(out);
+                    }
+                    branch(&mut line, &entry);
                 }
+                line.flush(out);
             }
         }
         out.push(b'\n');
@@ -303,30 +308,81 @@ impl Printer<'_, '_> {
     }
 }
 
+/// The longest text of one `brstack` entry: two 16-digit addresses, 5 digits of
+/// cycles, the longest type name, and the separators.
+const MAX_BRANCH_TEXT: usize = 3 + 16 + 3 + 16 + 7 + 5 + 1 + 10 + 1;
+
+/// A stack buffer that collects a sample's branch entries, so that the output
+/// vector grows once per sample, not a dozen times per entry.
+struct Staging {
+    buf: [u8; 2048],
+    len: usize,
+}
+
+impl Staging {
+    fn new() -> Self {
+        Staging { buf: [0; 2048], len: 0 }
+    }
+
+    fn room(&self) -> usize {
+        self.buf.len().saturating_sub(self.len)
+    }
+
+    fn push(&mut self, byte: u8) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = byte;
+            self.len = self.len.saturating_add(1);
+        }
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.push(b);
+        }
+    }
+
+    /// `n` in lowercase hex without leading zeros.
+    fn hex(&mut self, n: u64) {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let digits = ((67u32.saturating_sub((n | 1).leading_zeros())) / 4) as usize;
+        let end = self.len.saturating_add(digits);
+        if let Some(slots) = self.buf.get_mut(self.len..end) {
+            let mut n = n;
+            for slot in slots.iter_mut().rev() {
+                *slot = DIGITS.get((n & 15) as usize).copied().unwrap_or(b'0');
+                n >>= 4;
+            }
+            self.len = end;
+        }
+    }
+
+    fn flush(&mut self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.buf.get(..self.len).unwrap_or(&[]));
+        self.len = 0;
+    }
+}
+
 /// One `brstack` entry: `" 0x%lx/0x%lx/%c/%c/%c/%d/%s "`.
-fn branch(out: &mut Vec<u8>, e: &BranchEntry) {
+fn branch(out: &mut Staging, e: &BranchEntry) {
     let f = e.flags;
-    let mut buf = [0u8; 24];
-    out.extend_from_slice(b" 0x");
-    out.extend_from_slice(format_hex(&mut buf, e.from));
-    out.extend_from_slice(b"/0x");
-    out.extend_from_slice(format_hex(&mut buf, e.to));
-    out.push(b'/');
-    out.push(if f.predicted() {
+    out.bytes(b" 0x");
+    out.hex(e.from);
+    out.bytes(b"/0x");
+    out.hex(e.to);
+    let predicted = if f.predicted() {
         b'P'
     } else if f.mispredicted() {
         b'M'
     } else {
         b'-'
-    });
+    };
+    let in_tx = if f.in_tx() { b'X' } else { b'-' };
+    let abort = if f.abort() { b'A' } else { b'-' };
+    out.bytes(&[b'/', predicted, b'/', in_tx, b'/', abort, b'/']);
+    let mut buf = [0u8; 24];
+    out.bytes(format_unsigned(&mut buf, u64::from(f.cycles())));
     out.push(b'/');
-    out.push(if f.in_tx() { b'X' } else { b'-' });
-    out.push(b'/');
-    out.push(if f.abort() { b'A' } else { b'-' });
-    out.push(b'/');
-    out.extend_from_slice(format_unsigned(&mut buf, u64::from(f.cycles())));
-    out.push(b'/');
-    out.extend_from_slice(branch_type_name(f.branch_type(), f.new_type()));
+    out.bytes(branch_type_name(f.branch_type(), f.new_type()));
     out.push(b' ');
 }
 
