@@ -480,23 +480,6 @@ fn fill_decimal(field: &mut [u8], mut n: u64) -> bool {
     false
 }
 
-/// `n` in lowercase hex, without leading zeros, at the end of `buf`.
-pub fn format_hex(buf: &mut [u8; 24], mut n: u64) -> &[u8] {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut at = buf.len();
-    loop {
-        at = at.saturating_sub(1);
-        if let Some(b) = buf.get_mut(at) {
-            *b = DIGITS.get((n & 15) as usize).copied().unwrap_or(b'0');
-        }
-        n >>= 4;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
-    buf.get(at..).unwrap_or(&[])
-}
-
 /// `n` in decimal at the end of `buf`.
 pub fn format_unsigned(buf: &mut [u8; 24], mut n: u64) -> &[u8] {
     let mut at = buf.len();
