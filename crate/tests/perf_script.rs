@@ -216,3 +216,37 @@ fn unnamed_events_get_perfs_modifiers() {
     assert_eq!(name(0, 0, precise(2)), "cycles:pp");
     assert_eq!(name(1, 0, 0), "cpu-clock:HG");
 }
+
+/// Corrupt input never panics the replay or the printer: bytes flipped all over
+/// recordings with call chains, branch stacks and pipe-mode records.
+#[test]
+fn flipped_bytes_never_panic() {
+    let files = ["bolt-perf/cprog/cprog.fp.perf.data", "bolt-perf/cprog/cprog.pipe.perf.data"];
+    let generated = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf_script");
+    let mut inputs: Vec<Vec<u8>> = files.iter().map(|f| common::read(f)).collect();
+    inputs.push(std::fs::read(generated.join("edge.perf.data")).unwrap());
+    inputs.push(std::fs::read(generated.join("flags.perf.data")).unwrap());
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut printed = 0;
+    for original in &inputs {
+        for _ in 0..40 {
+            let mut bytes = original.clone();
+            for _ in 0..8 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let at = (state % bytes.len() as u64) as usize;
+                bytes[at] ^= (state >> 32) as u8 | 1;
+            }
+            if let Ok(perf) = PerfData::parse(&bytes) {
+                for fields in [ScriptFields::Samples, ScriptFields::Brstack] {
+                    if script_bytes(&perf, fields).is_ok() {
+                        printed += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Most flips land in sample fields and still print.
+    assert!(printed > 100, "only {printed} corrupted inputs printed");
+}
