@@ -220,6 +220,7 @@ fn unnamed_events_get_perfs_modifiers() {
 /// Corrupt input never panics the replay or the printer: bytes flipped all over
 /// recordings with call chains, branch stacks and pipe-mode records.
 #[test]
+#[allow(clippy::cast_possible_truncation)] // picking positions and bits from a random word
 fn flipped_bytes_never_panic() {
     let files = ["bolt-perf/cprog/cprog.fp.perf.data", "bolt-perf/cprog/cprog.pipe.perf.data"];
     let generated = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf_script");
