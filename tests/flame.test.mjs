@@ -96,6 +96,10 @@ test('a file with stacks gets a Flame graph tab whose canvas draws its frames', 
     return n / (data.length / 4);
   });
   assert.ok(painted > 0.05, `painted share ${painted}`);
+  // The other event: its one sample.
+  await page.locator('.flame-event').selectOption('1');
+  await page.locator('.flame-total').filter({ hasText: /^7 samples$/ }).waitFor();
+  await page.waitForFunction(() => document.querySelector('.flame-main canvas').dataset.rects === '3');
   assert.deepEqual(errors, []);
   await page.close();
 });
