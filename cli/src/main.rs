@@ -159,7 +159,8 @@ fn export_perf_script(
 ) -> Result<(), String> {
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
-    let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
+    // One pass in time order: the record index is not needed.
+    let perf = PerfData::parse_unindexed(&input.data).map_err(|e| format!("{path}: {e}"))?;
     let elves = binaries.iter().map(|b| map(b).map(|m| (b, m))).collect::<Result<Vec<_>, _>>()?;
     let kallsyms = kallsyms.map(|k| read(k).map(|t| (k, t))).transpose()?;
     let mut symbols = Symbolizer::new();

@@ -6,7 +6,38 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // a bench binary
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+/// Counts live heap bytes and their peak, to see what each step costs beyond the file.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn heap(after: &str, base: usize) {
+    let mb = |n: usize| n.saturating_sub(base) as f64 / 1048576.0;
+    println!(
+        "  heap beyond the file after {after}: {:.1} MB live, {:.1} MB peak",
+        mb(LIVE.load(Ordering::Relaxed)),
+        mb(PEAK.load(Ordering::Relaxed))
+    );
+}
 
 use pgolens::formats::perf::PerfData;
 use pgolens::model::perf::stack_profile;
@@ -22,9 +53,10 @@ fn main() {
     let data = std::fs::read(path).unwrap();
     let binaries: Vec<(String, Vec<u8>)> = args[1..].iter().map(|p| (p.clone(), std::fs::read(p).unwrap())).collect();
     let mb = data.len() as f64 / 1048576.0;
+    let base = LIVE.load(Ordering::Relaxed);
 
     let t = Instant::now();
-    let perf = PerfData::parse(&data).unwrap();
+    let perf = PerfData::parse_unindexed(&data).unwrap();
     let parse = t.elapsed();
     println!(
         "parse        {:>8.3} s  {} records, {mb:.0} MB ({:.0} MB/s)",
@@ -41,6 +73,7 @@ fn main() {
     })
     .unwrap();
     println!("time order   {:>8.3} s  {n} records", t.elapsed().as_secs_f64());
+    heap("parse and time order", base);
 
     let mut symbolizer = Symbolizer::new();
     for (name, bytes) in &binaries {
@@ -55,6 +88,7 @@ fn main() {
         profile.frames().len(),
         profile.node_count()
     );
+    heap("stacks", base);
     let t = Instant::now();
     let tree = profile.call_tree(&Filter { event: 0, time: None });
     println!("call tree    {:>8.3} s  {} nodes", t.elapsed().as_secs_f64(), tree.nodes.len());

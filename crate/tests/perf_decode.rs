@@ -200,3 +200,34 @@ fn perf_tool_records_are_typed() {
     let Record::EventUpdate { kind: 0, data: unit, .. } = at(0x290) else { panic!("EVENT_UPDATE unit") };
     assert!(unit.starts_with(b"msec\0"));
 }
+
+#[test]
+fn sample_count_is_the_number_of_sample_records() {
+    for rel in ["bolt-perf/cprog/cprog.fp.perf.data", "peers/linux-perf-data/fibo.compressed2.pipe.data"] {
+        let data = common::read(rel);
+        let perf = PerfData::parse(&data).unwrap();
+        assert_eq!(perf.sample_count(), sample_counts(&perf).values().sum::<usize>(), "{rel}");
+    }
+}
+
+/// Without the record index, one pass in time order visits the same records.
+#[test]
+fn unindexed_parse_visits_the_same_records_in_the_same_order() {
+    let mut checked = 0;
+    for dir in ["bolt-perf", "peers/linux-perf-data"] {
+        for path in common::files_under(&common::corpus().join(dir)) {
+            let name = path.to_string_lossy().into_owned();
+            if !(name.ends_with(".perf.data") || name.ends_with(".data")) {
+                continue;
+            }
+            let data = std::fs::read(&path).unwrap();
+            let indexed = PerfData::parse(&data).unwrap();
+            let unindexed = PerfData::parse_unindexed(&data).unwrap();
+            assert_eq!(unindexed.time_order().unwrap(), indexed.time_order().unwrap(), "{name}");
+            assert_eq!(unindexed.record_count(), indexed.record_count(), "{name}");
+            assert_eq!(unindexed.sample_count(), indexed.sample_count(), "{name}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 25);
+}

@@ -28,6 +28,16 @@ fn decode_all(data: &[u8]) -> Result<usize, Error> {
             samples += 1;
         }
     }
+    // The one-pass walk without the index meets the same records.
+    let unindexed = PerfData::parse_unindexed(data)?;
+    let mut again = 0;
+    unindexed.for_each_in_time_order(|position| {
+        if let Record::Sample(_) = unindexed.record_at(position)?.record {
+            again += 1;
+        }
+        Ok(())
+    })?;
+    assert_eq!(again, samples);
     Ok(samples)
 }
 

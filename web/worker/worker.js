@@ -183,17 +183,12 @@ async function open(id, name, file) {
     if (file instanceof ArrayBuffer) {
       write(new Uint8Array(file));
     } else {
-      const reader = file.stream().getReader();
+      const chunks = readChunks(file);
       const step = Math.max(PROGRESS_STEP, total / 100);
       let loaded = 0;
       let posted = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (sessions.get(id) !== s) {
-          reader.cancel();
-          return; // closed while reading
-        }
+      for await (const value of chunks) {
+        if (sessions.get(id) !== s) return; // closed while reading (the loop ends the reader)
         write(value);
         loaded += value.length;
         if (loaded - posted >= step) {
@@ -209,6 +204,44 @@ async function open(id, name, file) {
     if (sessions.get(id) === s) sessions.delete(id);
     s.free();
     throw e;
+  }
+}
+
+// The file's bytes, chunk by chunk. A BYOB reader fills one reused 4 MiB buffer, so
+// reading a 500 MB file leaves no garbage behind (a plain reader hands out a new
+// ArrayBuffer per chunk, which the worker's heap holds until the next collection:
+// hundreds of MB at the peak). Falls back to the plain reader where Blob streams
+// are not byte streams.
+async function* readChunks(file) {
+  const stream = file.stream();
+  let reader;
+  try {
+    reader = stream.getReader({ mode: 'byob' });
+  } catch {
+    reader = null;
+  }
+  if (!reader) {
+    const plain = stream.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await plain.read();
+        if (done) return;
+        yield value;
+      }
+    } finally {
+      plain.releaseLock();
+    }
+  }
+  let buffer = new ArrayBuffer(4 << 20);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read(new Uint8Array(buffer));
+      if (done) return;
+      yield value;
+      buffer = value.buffer; // the same memory, handed back
+    }
+  } finally {
+    reader.releaseLock();
   }
 }
 

@@ -33,6 +33,7 @@ pub fn stack_profile(
     mut progress: impl FnMut(usize, usize),
 ) -> Result<StackProfile> {
     let mut profile = StackProfile::new();
+    profile.reserve_samples(perf.sample_count());
     let events: Vec<u32> = perf.events.iter().map(|e| profile.add_event(&e.name)).collect();
     let mut machine = Machine::new(perf);
     let mut resolver = Resolver { cache: BTreeMap::new(), arena: Vec::new() };

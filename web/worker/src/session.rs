@@ -84,7 +84,7 @@ fn stacks_of(data: &[u8], detection: &Detection, symbols: &[SymbolFile]) -> Opti
 }
 
 fn perf_stacks(data: &[u8], symbols: &[SymbolFile]) -> pgolens::Result<StackProfile> {
-    let perf = PerfData::parse(data)?;
+    let perf = PerfData::parse_unindexed(data)?;
     let mut symbolizer = Symbolizer::new();
     for file in symbols {
         // A binary that does not parse names nothing; its own session shows why.

@@ -1,0 +1,188 @@
+// Browser benchmark (not part of `npm test`): a perf.data dropped on pgolens until
+// its flame graph is drawn, against speedscope 1.25 importing the `perf script`
+// text of the same recording (speedscope reads perf's text, not perf.data), in the
+// same Chromium, in the same run. Also the peak memory of the tab's processes.
+//
+//   npm run build && node tests/bench/perf-flame.mjs PERF.DATA [BINARY...]
+//
+// bench/perf-record.sh records a suitable perf.data. The `perf script` text is
+// written beside it (PERF.DATA.script.txt) on the first run; speedscope is fetched
+// from the npm registry into a cache folder (`npm pack`, never into the project).
+// Chromium cannot hold a string longer than 2^29 characters, and speedscope reads
+// the whole text as one: past that size it fails, which is reported as such.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+
+import { launch, serve } from '../lib/harness.mjs';
+
+const [perfData, ...binaries] = process.argv.slice(2);
+// SKIP_SPEEDSCOPE=1 measures pgolens alone.
+const skipSpeedscope = Boolean(process.env.SKIP_SPEEDSCOPE);
+if (!perfData) {
+  console.error('usage: node tests/bench/perf-flame.mjs PERF.DATA [BINARY...]');
+  process.exit(2);
+}
+const TIMEOUT = Number(process.env.BENCH_TIMEOUT_MS ?? 15 * 60 * 1000);
+const mb = (n) => `${(n / 1048576).toFixed(0)} MB`;
+
+/** speedscope's release build, unpacked once into a cache folder. */
+async function speedscope() {
+  const dir = path.join(tmpdir(), 'pgolens-speedscope-1.25.0');
+  const release = path.join(dir, 'package', 'dist', 'release');
+  if (!existsSync(path.join(release, 'index.html'))) {
+    await mkdir(dir, { recursive: true });
+    const tgz = execFileSync('npm', ['pack', 'speedscope@1.25.0', '--silent'], { cwd: dir, encoding: 'utf8' }).trim();
+    execFileSync('tar', ['xzf', tgz], { cwd: dir });
+  }
+  return release;
+}
+
+/** `perf script` (default fields, what speedscope imports) of the recording, once. */
+async function scriptText(file) {
+  const text = `${file}.script.txt`;
+  if (!existsSync(text)) {
+    const out = createWriteStream(text);
+    const perf = spawn('perf', ['script', '-f', '-i', file], { stdio: ['ignore', 'pipe', 'ignore'] });
+    perf.stdout.pipe(out);
+    await once(perf, 'close');
+    await once(out, 'close').catch(() => {});
+  }
+  return text;
+}
+
+/** Resident memory of chromium's processes: { all, renderers: Map(pid → bytes) }. */
+function chromiumRss() {
+  const out = { all: 0, renderers: new Map() };
+  try {
+    const ps = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' });
+    for (const line of ps.split('\n').filter((l) => /chrom/.test(l))) {
+      const [pid, rss, ...args] = line.trim().split(/\s+/);
+      const bytes = Number(rss) * 1024;
+      out.all += bytes;
+      if (args.join(' ').includes('--type=renderer')) out.renderers.set(pid, bytes);
+    }
+  } catch {
+    out.all = NaN;
+  }
+  return out;
+}
+
+/**
+ * Runs `work` while sampling chromium's memory. Resolves to [result, growth of all
+ * processes, peak of the tab's process]: the tab (page and its worker) is the
+ * renderer that grew the most, and its peak is its whole resident size.
+ */
+async function withPeakMemory(work) {
+  const base = chromiumRss();
+  let peakAll = base.all;
+  const peaks = new Map();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const now = chromiumRss();
+      peakAll = Math.max(peakAll, now.all);
+      for (const [pid, bytes] of now.renderers) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, bytes));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  try {
+    const result = await work();
+    let tab = 0;
+    let growth = -1;
+    for (const [pid, peak] of peaks) {
+      const grew = peak - (base.renderers.get(pid) ?? 0);
+      if (grew > growth) [growth, tab] = [grew, peak];
+    }
+    return [result, peakAll - base.all, tab];
+  } finally {
+    sampling = false;
+    await sampler;
+  }
+}
+
+async function pgolens(browser, url) {
+  const page = await browser.context.newPage();
+  await page.goto(url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
+  return withPeakMemory(async () => {
+    const start = performance.now();
+    await page.locator('input[type=file]').setInputFiles([perfData, ...binaries]);
+    await page.getByRole('tab', { name: 'Flame graph' }).click({ timeout: TIMEOUT });
+    await page.waitForFunction(
+      () => Number(document.querySelector('.flame-main canvas')?.dataset.rects) > 0 &&
+        Number(document.querySelector('.flame-main canvas')?.dataset.paints) > 0,
+      null,
+      { timeout: TIMEOUT, polling: 50 },
+    );
+    const ms = performance.now() - start;
+    const samples = await page.locator('.flame-total').innerText();
+    await page.close();
+    return { ms, samples };
+  });
+}
+
+async function speedscopeRun(browser, url, text) {
+  const page = await browser.context.newPage();
+  let crashed = null;
+  // speedscope reports a failed import as an uncaught error (and an alert).
+  const failure = new Promise((_, reject) => {
+    page.on('crash', () => reject(new Error((crashed = 'the tab crashed'))));
+    page.on('pageerror', (e) => reject(new Error((crashed ??= e.message))));
+    page.on('dialog', (d) => {
+      reject(new Error((crashed ??= d.message())));
+      d.dismiss().catch(() => {});
+    });
+  });
+  failure.catch(() => {});
+  await page.goto(url);
+  return withPeakMemory(async () => {
+    const start = performance.now();
+    await page.locator('#file').setInputFiles(text);
+    try {
+      const drawn = page.waitForFunction(
+        () => / - speedscope$/.test(document.title) && document.querySelector('canvas'),
+        null,
+        { timeout: TIMEOUT, polling: 50 },
+      );
+      await Promise.race([drawn, failure]);
+      // One more frame so the flame chart is painted.
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      return { ms: performance.now() - start };
+    } catch (e) {
+      return { ms: performance.now() - start, failed: crashed ?? e.message.split('\n')[0] };
+    } finally {
+      await page.close().catch(() => {});
+    }
+  });
+}
+
+const size = statSync(perfData).size;
+const text = skipSpeedscope ? null : await scriptText(perfData);
+console.log(`perf.data ${mb(size)}` + (text ? `, perf script text ${mb(statSync(text).size)}` : ''));
+
+const ours = await serve();
+const theirs = await serve(await speedscope());
+const browser = await launch();
+try {
+  const [p, pAll, pTab] = await pgolens(browser, ours.url);
+  console.log(
+    `pgolens:    ${(p.ms / 1000).toFixed(2)} s to the flame graph (${p.samples}); ` +
+      `tab process peak ${mb(pTab)} = ${(pTab / size).toFixed(2)}× the file (all chromium processes +${mb(pAll)})`,
+  );
+  const [s, sAll, sTab] = skipSpeedscope ? [{ failed: 'skipped', ms: 0 }, 0, 0] : await speedscopeRun(browser, theirs.url, text);
+  if (s.failed) {
+    console.log(`speedscope: failed after ${(s.ms / 1000).toFixed(2)} s: ${s.failed} (tab peak ${mb(sTab)}, all +${mb(sAll)})`);
+  } else {
+    console.log(`speedscope: ${(s.ms / 1000).toFixed(2)} s to the flame graph; tab process peak ${mb(sTab)} (all +${mb(sAll)})`);
+    console.log(`ratio pgolens / speedscope: ${(p.ms / s.ms).toFixed(3)}`);
+  }
+} finally {
+  await browser.close();
+  await ours.close();
+  await theirs.close();
+}
