@@ -249,8 +249,16 @@ impl Tree {
 /// How far a file has come.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Phase {
-    Reading { loaded: u64, total: u64 },
-    Decoding,
+    Reading {
+        loaded: u64,
+        total: u64,
+    },
+    /// `done` of `total` steps decoded (records, for a perf.data's stacks); 0 of 0
+    /// when the decoder does not count.
+    Decoding {
+        done: u64,
+        total: u64,
+    },
     Ready,
     Failed(String),
 }
@@ -1278,7 +1286,8 @@ impl State {
                 self.outbox.len() != before
             }
             Action::Progress { doc, loaded, total, decoding } => self.with_doc(doc, |doc| {
-                doc.phase = if decoding { Phase::Decoding } else { Phase::Reading { loaded, total } };
+                doc.phase =
+                    if decoding { Phase::Decoding { done: loaded, total } } else { Phase::Reading { loaded, total } };
                 true
             }),
             Action::Opened { doc, summary, root, children } => {
@@ -1856,6 +1865,18 @@ mod tests {
     fn labels(s: &State) -> Vec<String> {
         let doc = s.current_doc().unwrap();
         doc.tree.rows.iter().map(|&r| doc.tree.nodes[r].info.label.clone()).collect()
+    }
+
+    #[test]
+    fn progress_reads_then_decodes_counting_steps() {
+        let mut s = State::default();
+        s.update(Action::Add { id: 1, name: "f".into(), size: 100, demo: false, select: true });
+        s.update(Action::Progress { doc: 1, loaded: 40, total: 100, decoding: false });
+        assert_eq!(s.current_doc().unwrap().phase, Phase::Reading { loaded: 40, total: 100 });
+        s.update(Action::Progress { doc: 1, loaded: 0, total: 0, decoding: true });
+        assert_eq!(s.current_doc().unwrap().phase, Phase::Decoding { done: 0, total: 0 });
+        s.update(Action::Progress { doc: 1, loaded: 3, total: 4, decoding: true });
+        assert_eq!(s.current_doc().unwrap().phase, Phase::Decoding { done: 3, total: 4 });
     }
 
     #[test]

@@ -197,7 +197,16 @@ async function open(id, name, file) {
         }
       }
     }
-    post({ type: 'progress', id, loaded: total, total, phase: 'decode' });
+    post({ type: 'progress', id, loaded: 0, total: 0, phase: 'decode' });
+    // Decoders that count their steps report them through this hook (at most
+    // every 1% of them, so the page is not flooded).
+    let reported = -1;
+    self.pgolensProgress = (done, stepTotal) => {
+      const percent = Math.floor((done * 100) / Math.max(stepTotal, 1));
+      if (percent === reported) return;
+      reported = percent;
+      post({ type: 'progress', id, loaded: done, total: stepTotal, phase: 'decode' });
+    };
     const { root, children, ...summary } = JSON.parse(s.finish());
     post({ type: 'opened', id, summary, root, children });
   } catch (e) {

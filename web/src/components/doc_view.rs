@@ -33,7 +33,15 @@ pub fn DocView(props: &Props) -> Html {
                 </label>
             </div>
         },
-        Phase::Decoding => html! {
+        Phase::Decoding { done, total } if *total > 0 => html! {
+            <div class="loading">
+                <label>
+                    {format!("Decoding {} — {}", doc.name, percent(*done, *total))}
+                    <progress max={total.to_string()} value={done.to_string()} aria-label={format!("Decoding {}", doc.name)}></progress>
+                </label>
+            </div>
+        },
+        Phase::Decoding { .. } => html! {
             <div class="loading">
                 <label>
                     {format!("Decoding {}…", doc.name)}

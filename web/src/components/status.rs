@@ -39,7 +39,10 @@ pub fn Status(props: &Props) -> Html {
                 (Phase::Reading { loaded, total }, _) => {
                     html! { <span class="muted">{format!("reading… {}", percent(*loaded, *total))}</span> }
                 }
-                (Phase::Decoding, _) => html! { <span class="muted">{"decoding…"}</span> },
+                (Phase::Decoding { done, total }, _) if *total > 0 => {
+                    html! { <span class="muted">{format!("decoding… {}", percent(*done, *total))}</span> }
+                }
+                (Phase::Decoding { .. }, _) => html! { <span class="muted">{"decoding…"}</span> },
                 (Phase::Failed(_), _) => html! { <span class="badge error">{"could not be decoded"}</span> },
                 (Phase::Ready, None) => html! {},
             };

@@ -15,6 +15,13 @@ pub mod synthetic;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
+extern "C" {
+    /// `self.pgolensProgress(done, total)`, set by worker.js: posts decode progress.
+    #[wasm_bindgen(js_namespace = self, js_name = pgolensProgress)]
+    fn decode_progress(done: f64, total: f64);
+}
+
+#[wasm_bindgen]
 pub struct Session(session::Session);
 
 #[wasm_bindgen]
@@ -34,7 +41,10 @@ impl Session {
 
     /// Decodes the file: JSON with the summary, the root node and its children.
     pub fn finish(&mut self) -> Result<String, JsError> {
-        self.0.finish().map_err(|e| JsError::new(&e))
+        // JS numbers: exact for any count of records a file can hold.
+        #[allow(clippy::cast_precision_loss)]
+        let mut progress = |done: u64, total: u64| decode_progress(done as f64, total as f64);
+        self.0.finish_with(&mut progress).map_err(|e| JsError::new(&e))
     }
 
     /// JSON array: the children of the node at `path`.

@@ -76,14 +76,24 @@ struct SymbolFile {
 
 /// The call stacks of the formats that have them (`None` for the others),
 /// symbolized with `symbols`.
-fn stacks_of(data: &[u8], detection: &Detection, symbols: &[SymbolFile]) -> Option<Result<StackProfile, String>> {
+/// `progress(done, total)` is called as the records are read.
+fn stacks_of(
+    data: &[u8],
+    detection: &Detection,
+    symbols: &[SymbolFile],
+    progress: &mut dyn FnMut(u64, u64),
+) -> Option<Result<StackProfile, String>> {
     if !matches!(detection.format, Format::PerfData | Format::PerfDataPipe) {
         return None;
     }
-    Some(perf_stacks(data, symbols).map_err(|e| e.to_string()))
+    Some(perf_stacks(data, symbols, progress).map_err(|e| e.to_string()))
 }
 
-fn perf_stacks(data: &[u8], symbols: &[SymbolFile]) -> pgolens::Result<StackProfile> {
+fn perf_stacks(
+    data: &[u8],
+    symbols: &[SymbolFile],
+    progress: &mut dyn FnMut(u64, u64),
+) -> pgolens::Result<StackProfile> {
     let perf = PerfData::parse_unindexed(data)?;
     let mut symbolizer = Symbolizer::new();
     for file in symbols {
@@ -94,7 +104,7 @@ fn perf_stacks(data: &[u8], symbols: &[SymbolFile]) -> pgolens::Result<StackProf
             let _ = symbolizer.add_binary(&file.name, &file.data);
         }
     }
-    pgolens::model::perf::stack_profile(&perf, &symbolizer, |_, _| {})
+    pgolens::model::perf::stack_profile(&perf, &symbolizer, |done, total| progress(done as u64, total as u64))
 }
 
 /// MemProf allocation sites and the order last asked for.
@@ -165,6 +175,12 @@ impl Session {
     /// Decodes the bytes read: detection and the first levels of the dump. Returns
     /// the summary, the root and the root's children as JSON.
     pub fn finish(&mut self) -> Result<String, String> {
+        self.finish_with(&mut |_, _| {})
+    }
+
+    /// [`Session::finish`], calling `progress(done, total)` while the decoders that
+    /// count their steps (a perf.data's stacks: records) run.
+    pub fn finish_with(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<String, String> {
         if self.decoded.is_some() {
             return Err(String::from("the file was already decoded"));
         }
@@ -219,7 +235,7 @@ impl Session {
         }
         .map(|sites| MemProfView { sites, sorted: None });
         let memprof_view = if memprof.is_some() { ",\"memprof\"" } else { "" };
-        let (stacks, stacks_error) = match stacks_of(&data, &detection, &[]) {
+        let (stacks, stacks_error) = match stacks_of(&data, &detection, &[], progress) {
             Some(Ok(profile)) => (Some(StacksView::new(profile)), None),
             Some(Err(e)) => (None, Some(e)),
             None => (None, None),
@@ -318,7 +334,7 @@ impl Session {
     /// JSON: `{"stacks":{...},"symbolizedWith":[names]}`.
     pub fn symbolize(&mut self) -> Result<String, String> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let profile = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols)
+        let profile = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols, &mut |_, _| {})
             .ok_or_else(|| String::from("this file has no call stacks"))??;
         let stacks = StacksView::new(profile);
         let mut out = String::from("{\"stacks\":");
@@ -873,7 +889,11 @@ mod tests {
             return;
         };
         let mut p = session("cprog.fp.perf.data", &perf);
-        let opened = p.finish().unwrap();
+        let mut steps = Vec::new();
+        let opened = p.finish_with(&mut |done, total| steps.push((done, total))).unwrap();
+        // Progress over the records, ending with all of them.
+        assert!(steps.len() >= 2 && steps.windows(2).all(|w| w[0].0 <= w[1].0), "{steps:?}");
+        assert!(steps.last().is_some_and(|&(done, total)| done == total && total > 0), "{steps:?}");
         assert!(opened.contains("\"views\":[\"dump\",\"flame\",\"functions\"]"), "{opened}");
         // perf report: "Samples: 469 of event 'cpu-clock'".
         assert!(opened.contains("\"events\":[\"cpu-clock\"]") && opened.contains("\"samples\":469"), "{opened}");
