@@ -50,8 +50,13 @@ fn sample_counts_match_perf_script() {
     assert!(checked >= 20, "only {checked} perf.data files with a perf script dump");
 }
 
+/// The newer perf's fixtures (file and pipe mode, zstd with records spanning chunks)
+/// decode, and their samples agree with what the files say of them: the times
+/// of the first and last sample (SAMPLE_TIME feature), the event each sample id
+/// belongs to (EVENT_DESC or HEADER_ATTR ids), zstd compression (COMPRESSED feature).
 #[test]
-fn peer_fixtures_decode() {
+fn peer_fixtures_decode_and_agree_with_their_headers() {
+    let mut with_times = 0;
     for path in common::files_under(&common::corpus().join("peers/linux-perf-data")) {
         let name = path.to_string_lossy().into_owned();
         if !name.ends_with(".data") {
@@ -59,9 +64,28 @@ fn peer_fixtures_decode() {
         }
         let data = std::fs::read(&path).unwrap();
         let perf = PerfData::parse(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let counts = sample_counts(&perf);
-        eprintln!("{name}: {} records, {counts:?}, truncated {:?}", perf.record_count(), perf.truncated_at);
+        let mut times = Vec::new();
+        for position in perf.time_order().unwrap() {
+            if let Record::Sample(s) = perf.record_at(position).unwrap().record {
+                times.push(s.time.unwrap());
+                if let Some(id) = s.id.or(s.identifier) {
+                    assert!(perf.events[s.event].ids.contains(&id), "{name}: sample id {id}");
+                }
+                assert!(perf.events[s.event].name.starts_with("cycles"), "{name}");
+            }
+        }
+        assert!(!times.is_empty(), "{name}");
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{name}: time order");
+        // A pipe announces its features before recording: its SAMPLE_TIME is 0, 0.
+        if let Some((first, last)) = perf.features.sample_time.filter(|&t| t != (0, 0)) {
+            assert_eq!((first, last), (times[0], *times.last().unwrap()), "{name}: SAMPLE_TIME");
+            with_times += 1;
+        }
+        if name.contains("compressed") {
+            assert_eq!(perf.features.compressed.map(|c| c[1]), Some(1), "{name}: zstd");
+        }
     }
+    assert!(with_times >= 1, "fixtures with SAMPLE_TIME: {with_times}");
 }
 
 /// perf prints samples in its delivery order; the times of our time order, as
