@@ -1,7 +1,13 @@
 //! perf.data call stacks, symbolized from the corpus binaries, against `perf
 //! report --stdio --no-children --sort dso,sym` of the same recordings.
 
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation
+)]
 
 mod common;
 
@@ -97,4 +103,95 @@ fn frame_names_without_and_with_binaries() {
     let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
     assert!(profile.frames().iter().any(|f| f.kind == FrameKind::Inlined), "DWARF inline frames");
     assert!(profile.frames().iter().any(|f| f.name.starts_with("quick_sort<")));
+}
+
+/// `--call-graph dwarf` recordings: the user stacks unwound from each sample's
+/// stack copy with the binary's call-frame information. perf script (default
+/// fields) lists each sample's frames; the runs of frames in the program, from the
+/// sample up to the first frame elsewhere (libc, whose binary the corpus lacks),
+/// must be ours, sample for sample (compared as a multiset: function names,
+/// inlined frames aside).
+#[test]
+fn dwarf_stacks_unwind_like_perf() {
+    for (rel, binary, dso) in [
+        ("bolt-perf/cprog/cprog.dwarf.perf.data", "bolt-perf/cprog/cprog", "cprog"),
+        ("bolt-perf/cxxprog/cxxprog.dwarf.perf.data", "bolt-perf/cxxprog/cxxprog", "cxxprog"),
+    ] {
+        let script = std::fs::read_to_string(common::corpus().join(format!("{rel}.script.txt"))).unwrap();
+        let mut expected: BTreeMap<Vec<String>, u64> = BTreeMap::new();
+        for block in script.split("\n\n").filter(|b| !b.trim().is_empty()) {
+            let mut run = Vec::new();
+            for line in block.lines().skip(1) {
+                if line.ends_with("(inlined)") {
+                    continue;
+                }
+                let in_binary = line.ends_with(&format!("/{dso})"));
+                if !in_binary {
+                    break;
+                }
+                let symbol = line.split_whitespace().nth(1).unwrap();
+                let name = &line[line.find(symbol).unwrap()..line.rfind(" (").unwrap()];
+                run.push(name.rsplit_once("+0x").map_or(name, |(n, _)| n).to_string());
+            }
+            *expected.entry(run).or_default() += 1;
+        }
+
+        let data = common::read(rel);
+        let elf = common::read(binary);
+        let perf = PerfData::parse(&data).unwrap();
+        let mut symbolizer = Symbolizer::new();
+        symbolizer.add_binary(binary, &elf).unwrap();
+        let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
+        let tree = profile.call_tree(&Filter { event: 0, time: None });
+        let mut got: BTreeMap<Vec<String>, u64> = BTreeMap::new();
+        for (i, node) in tree.nodes.iter().enumerate() {
+            if node.self_weight == 0 {
+                continue;
+            }
+            let mut run = Vec::new();
+            for &f in tree.path(u32::try_from(i).unwrap()).iter().rev() {
+                let frame = profile.frame_info(f).unwrap();
+                if frame.kind == FrameKind::Inlined {
+                    continue;
+                }
+                if frame.dso.and_then(|d| profile.dsos().get(d as usize)).map(String::as_str) != Some(dso) {
+                    break;
+                }
+                run.push(frame.name.clone());
+            }
+            *got.entry(run).or_default() += node.self_weight;
+        }
+        assert!(got.keys().any(|run| run.len() >= 5), "{rel}: nothing was unwound: {got:?}");
+        let short = |m: &BTreeMap<Vec<String>, u64>| {
+            m.iter()
+                .map(|(k, v)| (k.first().map_or("", |s| &s[..s.len().min(12)]).to_string(), k.len(), *v))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(got, expected, "{rel}: ours {:?} perf {:?}", short(&got), short(&expected));
+    }
+}
+
+/// Unwinding damaged stack copies and registers ends (127 frames at most), never panics.
+#[test]
+fn damaged_stack_copies_unwind_safely() {
+    let full = common::read("bolt-perf/cprog/cprog.dwarf.perf.data");
+    let elf = common::read("bolt-perf/cprog/cprog");
+    let mut symbolizer = Symbolizer::new();
+    symbolizer.add_binary("cprog", &elf).unwrap();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..200 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let mut data = full.clone();
+        // Flip bytes of the data section, where the registers and stack copies are.
+        let at = 0x108 + (seed as usize) % (data.len() - 0x108);
+        data[at] ^= (seed >> 56) as u8 | 1;
+        if let Ok(perf) = PerfData::parse(&data) {
+            if let Ok(profile) = stack_profile(&perf, &symbolizer, |_, _| {}) {
+                let tree = profile.call_tree(&Filter { event: 0, time: None });
+                assert!(tree.nodes.iter().all(|n| n.depth <= 300));
+            }
+        }
+    }
 }

@@ -24,19 +24,20 @@ use crate::formats::perf::machine::{Machine, MapKind};
 use crate::formats::perf::record::misc;
 use crate::formats::perf::sample::{self, Sample};
 use crate::formats::perf::{PerfData, Record};
+use crate::symbolize::unwind::{self, Unwinder};
 use crate::symbolize::{self, Address, Symbolizer};
 
 /// Builds the stack profile; `progress(done, total)` is called every few thousand records.
-pub fn stack_profile(
+pub fn stack_profile<'s>(
     perf: &PerfData<'_>,
-    symbolizer: &Symbolizer<'_>,
+    symbolizer: &Symbolizer<'s>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<StackProfile> {
     let mut profile = StackProfile::new();
     profile.reserve_samples(perf.sample_count());
     let events: Vec<u32> = perf.events.iter().map(|e| profile.add_event(&e.name)).collect();
     let mut machine = Machine::new(perf);
-    let mut resolver = Resolver { cache: BTreeMap::new(), arena: Vec::new() };
+    let mut resolver = Resolver { cache: BTreeMap::new(), arena: Vec::new(), unwinder: Unwinder::new() };
     let mut chains = ChainCache::default();
     let mut key: Vec<u64> = Vec::new();
     let total = perf.record_count();
@@ -62,11 +63,22 @@ pub fn stack_profile(
             Some(chain) => key.extend(chain.iter()),
             None => key.push(sample.ip.unwrap_or(0)),
         }
+        // A copied user stack (`--call-graph dwarf`) is unwound with the binaries'
+        // call-frame information; the return addresses found extend the chain.
+        let unwound = resolver.unwind_user_stack(&machine, symbolizer, sample);
+        if !unwound.is_empty() {
+            key.push(UNWOUND);
+            key.extend_from_slice(&unwound);
+        }
         let leaf = match chains.get(&key) {
             Some(leaf) => leaf,
             None => {
                 stack.clear();
                 resolver.sample_frames(&mut profile, &machine, symbolizer, sample, &mut stack);
+                let maps = machine.thread(pid).map(|t| t.maps);
+                for &address in &unwound {
+                    resolver.address_frames(&mut profile, &machine, symbolizer, maps, misc::USER, address, &mut stack);
+                }
                 stack.reverse();
                 let Some(leaf) = profile.stack(&stack) else { return Ok(()) };
                 chains.insert(&key, leaf);
@@ -80,13 +92,43 @@ pub fn stack_profile(
     Ok(profile)
 }
 
+/// Separates a chain from the addresses unwound from its stack copy in a cache key.
+const UNWOUND: u64 = u64::MAX;
+
 /// Frames per (address space, cpumode, address), computed once.
-struct Resolver {
+struct Resolver<'s> {
     cache: BTreeMap<(usize, u16, u64), (u32, u32)>,
     arena: Vec<FrameId>,
+    unwinder: Unwinder<'s>,
 }
 
-impl Resolver {
+impl<'s> Resolver<'s> {
+    /// The user frames of a sample with a stack copy: the user ip, then the return
+    /// addresses unwound from the registers and the copy (as far as the dropped
+    /// binaries' call-frame information reaches). Nothing for other samples.
+    fn unwind_user_stack(&mut self, machine: &Machine, symbolizer: &Symbolizer<'s>, sample: &Sample<'_>) -> Vec<u64> {
+        let (Some(regs), Some(stack)) = (sample.regs_user, sample.stack_user) else { return Vec::new() };
+        if regs.abi == 0 {
+            return Vec::new();
+        }
+        let values = unwind::x86_64_regs(regs.mask, regs.values.iter());
+        let copied = usize::try_from(stack.dyn_size).map_or(stack.data, |n| stack.data.get(..n).unwrap_or(stack.data));
+        let pid = sample.pid.map_or(-1, |p| p as i32);
+        let maps = machine.thread(pid).map(|t| t.maps);
+        let Some(ip) = values[unwind::IP] else { return Vec::new() };
+        let mut frames = alloc::vec![ip];
+        frames.extend(self.unwinder.unwind(values, copied, |pc| {
+            let r = machine.resolve_in(maps, misc::USER, pc)?;
+            if r.map.kind != MapKind::File {
+                return None;
+            }
+            let filename = String::from_utf8_lossy(r.filename);
+            let binary = symbolizer.find(&filename, r.build_id)?;
+            Some((binary, binary.vaddr_of_file_offset(r.dso_relative)?))
+        }));
+        frames
+    }
+
     /// Appends the sample's frames, leaf first.
     fn sample_frames(
         &mut self,

@@ -102,6 +102,11 @@ impl<'a> Binary<'a> {
     /// The virtual address that the byte at `offset` in the file is loaded at: what a
     /// sample's DSO-relative address (`pgoff + ip − map start`, the address perf
     /// prints in call chains) is inside the binary.
+    /// The ELF file's bytes (for readers of other sections, such as the unwinder).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.data
+    }
+
     pub fn vaddr_of_file_offset(&self, offset: u64) -> Option<u64> {
         let segment = self
             .segments

@@ -29,6 +29,7 @@ mod dwarf;
 mod elf;
 mod kallsyms;
 mod symbols;
+pub mod unwind;
 
 use alloc::format;
 use alloc::string::String;
