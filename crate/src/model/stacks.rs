@@ -289,9 +289,15 @@ impl StackProfile {
         if weight != 1 || self.weight.len() == self.leaf.len() && !self.weight.is_empty() {
             self.weight.push(weight);
         }
+        // Events likewise stay unstored while every sample is of event 0.
+        if event != 0 && self.event.len() < self.leaf.len() {
+            self.event = vec![0; self.leaf.len()];
+        }
+        if event != 0 || self.event.len() == self.leaf.len() && !self.event.is_empty() {
+            self.event.push(event);
+        }
         self.leaf.push(leaf);
         self.time.push(time);
-        self.event.push(event);
         Some(())
     }
 
@@ -300,7 +306,14 @@ impl StackProfile {
     pub fn reserve_samples(&mut self, additional: usize) {
         self.leaf.reserve_exact(additional);
         self.time.reserve_exact(additional);
-        self.event.reserve_exact(additional);
+        if self.events.len() > 1 {
+            self.event.reserve_exact(additional);
+        }
+    }
+
+    /// Each sample's event (0 for all when none was given another).
+    fn sample_events(&self) -> impl Iterator<Item = &u16> + '_ {
+        self.event.iter().chain(core::iter::repeat(&0))
     }
 
     /// Each sample's weight (1 for all when none was given another).
@@ -344,7 +357,7 @@ impl StackProfile {
         let mut acc = vec![0u64; self.parent.len()];
         let mut total = 0u64;
         let Ok(event) = u16::try_from(filter.event) else { return (acc, 0) };
-        let samples = self.leaf.iter().zip(self.weights()).zip(&self.event).zip(&self.time);
+        let samples = self.leaf.iter().zip(self.weights()).zip(self.sample_events()).zip(&self.time);
         for (((&leaf, &w), &e), t) in samples {
             if e != event || filter.time.as_ref().is_some_and(|r| !r.contains(t)) {
                 continue;
@@ -508,7 +521,7 @@ impl StackProfile {
             return Timeline { start, end, bins: out };
         }
         let Ok(event) = u16::try_from(filter.event) else { return Timeline { start, end, bins: out } };
-        for ((&t, &w), &e) in self.time.iter().zip(self.weights()).zip(&self.event) {
+        for ((&t, &w), &e) in self.time.iter().zip(self.weights()).zip(self.sample_events()) {
             if e != event || t < start || t >= end {
                 continue;
             }
@@ -852,9 +865,16 @@ mod tests {
         p.push_sample(0, 2, 5, &[main, a]).unwrap();
         p.push_sample(0, 3, 1, &[main]).unwrap();
         assert_eq!(p.weight, vec![1, 1, 5, 1]);
+        assert!(p.event.is_empty(), "all samples of event 0");
         let tree = p.call_tree(&all(0));
         assert_eq!(tree.total(), 8);
         assert_eq!(p.timeline(&all(0), 4).bins, vec![1, 1, 5, 1]);
+        // A sample of another event makes the events stored.
+        p.add_event("instructions");
+        p.push_sample(1, 3, 2, &[main, a]).unwrap();
+        assert_eq!(p.event, vec![0, 0, 0, 0, 1]);
+        assert_eq!(p.call_tree(&all(0)).total(), 8);
+        assert_eq!(p.call_tree(&all(1)).total(), 2);
     }
 
     fn named(p: &StackProfile, t: &CallTree) -> Vec<(u32, String, u64, u64)> {
