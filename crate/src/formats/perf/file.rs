@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use super::attr::Attr;
 use super::features::Features;
-use super::record::{self, parse_body, Record, RecordAt, RecordHeader};
+use super::record::{self, next_record, parse_body, Record, RecordAt, RecordHeader};
 use super::sample::{Sample, SampleId};
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::{Endian, Reader};
@@ -218,8 +218,8 @@ impl<'data> PerfData<'data> {
         let mut last_compressed = start;
         while !r.is_empty() {
             let at = r.offset();
-            let header = match next_record(&mut r) {
-                Ok((header, _)) => header,
+            let (header, mut body) = match next_record(&mut r) {
+                Ok(record) => record,
                 // perf reads every complete record of a recording that was cut off.
                 Err(e) if !complete && matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => {
                     self.truncated_at = Some(at);
@@ -232,11 +232,6 @@ impl<'data> PerfData<'data> {
                 Err(e) => return Err(e),
             };
             if header.kind == record::COMPRESSED || header.kind == record::COMPRESSED2 {
-                let mut body = Reader::new(self.data, self.endian).sub_at(
-                    at.saturating_add(8),
-                    u64::from(header.size).saturating_sub(8),
-                    "compressed record",
-                )?;
                 let Record::Compressed { zstd } = parse_body(header, &mut body)? else {
                     return Err(Error::malformed(at, "compressed record"));
                 };
@@ -250,7 +245,6 @@ impl<'data> PerfData<'data> {
             }
             self.count = self.count.saturating_add(1);
             self.samples = self.samples.saturating_add(usize::from(header.kind == record::PERF_RECORD_SAMPLE));
-            let body = probe_body(self.data, self.endian, at, header)?;
             collect_metadata(&mut self.events, &mut self.features, header, body)?;
         }
         if let Some(mut unpacker) = unpacker {
@@ -278,12 +272,11 @@ impl<'data> PerfData<'data> {
             let inner_at = inner.offset();
             let mut probe = inner;
             match next_record(&mut probe) {
-                Ok((header, _)) => {
+                Ok((header, body)) => {
                     self.unpacked_origin.push((inner_at, origin));
                     self.positions.push(UNPACKED | inner_at);
                     self.count = self.count.saturating_add(1);
                     self.samples = self.samples.saturating_add(usize::from(header.kind == record::PERF_RECORD_SAMPLE));
-                    let body = probe_body(&self.unpacked, self.endian, inner_at, header)?;
                     collect_metadata(&mut self.events, &mut self.features, header, body)?;
                     inner = probe;
                 }
@@ -535,33 +528,6 @@ fn flush(queue: &mut Vec<(u64, u64)>, limit: Option<u64>, visit: &mut impl FnMut
         visit(position)?;
     }
     Ok(())
-}
-
-/// Reads a record header and its body, and skips any payload that follows
-/// outside `size` (tracing data, AUXTRACE data).
-fn next_record<'a>(r: &mut Reader<'a>) -> Result<(RecordHeader, Reader<'a>)> {
-    let start = r.offset();
-    let kind = r.u32("perf_event_header.type")?;
-    let misc = r.u16("perf_event_header.misc")?;
-    let size = r.u16("perf_event_header.size")?;
-    if size < 8 {
-        return Err(Error::invalid(start.saturating_add(6), "record size of at least 8", u64::from(size)));
-    }
-    let body = r.sub(u64::from(size).saturating_sub(8), "record body")?;
-    let trailing = match kind {
-        record::HEADER_TRACING_DATA => {
-            let len = u64::from(body.clone().u32("tracing data size")?);
-            len.saturating_add(7) & !7
-        }
-        record::AUXTRACE => body.clone().u64("auxtrace size")?,
-        _ => 0,
-    };
-    r.skip(trailing, "data following the record")?;
-    Ok((RecordHeader { kind, misc, size }, body))
-}
-
-fn probe_body(bytes: &[u8], endian: Endian, at: u64, header: RecordHeader) -> Result<Reader<'_>> {
-    Reader::new(bytes, endian).sub_at(at.saturating_add(8), u64::from(header.size).saturating_sub(8), "record body")
 }
 
 /// Pipe mode (and any stream): events and features announced by records.

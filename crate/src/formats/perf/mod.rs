@@ -29,7 +29,7 @@ mod zstd;
 pub use attr::Attr;
 pub use file::{Event, FileHeader, PerfData, MAX_UNPACK_RATIO};
 pub use record::{Record, RecordAt, RecordHeader};
-pub use records::{record_type_name, RecordType};
+pub use records::record_type_name;
 pub use sample::Sample;
 
 use alloc::vec::Vec;

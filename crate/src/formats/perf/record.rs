@@ -287,6 +287,29 @@ pub(crate) const COMPRESSED: u32 = 81;
 pub(crate) const FINISHED_INIT: u32 = 82;
 pub(crate) const COMPRESSED2: u32 = 83;
 
+/// Reads a record header and its body, and skips any payload that follows
+/// outside `size` (tracing data, AUXTRACE data).
+pub(crate) fn next_record<'a>(r: &mut Reader<'a>) -> Result<(RecordHeader, Reader<'a>)> {
+    let start = r.offset();
+    let kind = r.u32("perf_event_header.type")?;
+    let misc = r.u16("perf_event_header.misc")?;
+    let size = r.u16("perf_event_header.size")?;
+    if size < 8 {
+        return Err(Error::invalid(start.saturating_add(6), "record size of at least 8", u64::from(size)));
+    }
+    let body = r.sub(u64::from(size).saturating_sub(8), "record body")?;
+    let trailing = match kind {
+        HEADER_TRACING_DATA => {
+            let len = u64::from(body.clone().u32("tracing data size")?);
+            len.saturating_add(7) & !7
+        }
+        AUXTRACE => body.clone().u64("auxtrace size")?,
+        _ => 0,
+    };
+    r.skip(trailing, "data following the record")?;
+    Ok((RecordHeader { kind, misc, size }, body))
+}
+
 /// Kernel records other than SAMPLE carry a `sample_id` trailer (perf's own
 /// records do not).
 pub(crate) fn has_sample_id(kind: u32) -> bool {

@@ -10,15 +10,7 @@ use crate::dump::{Deferred, Fields, Node};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
-/// `perf_event_header.type`; kernel types below 64, perf-tool types from 64.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RecordType(pub u32);
-
-impl RecordType {
-    pub const HEADER_TRACING_DATA: RecordType = RecordType(66);
-    pub const AUXTRACE: RecordType = RecordType(71);
-}
-
+/// The name of a `perf_event_header.type`: kernel types below 64, perf-tool types from 64.
 pub fn record_type_name(t: u32) -> Option<&'static str> {
     Some(match t {
         1 => "MMAP",
@@ -81,23 +73,9 @@ struct Extent {
 
 fn next_extent(r: &mut Reader<'_>) -> Result<Extent> {
     let start = r.offset();
-    let kind = r.u32("perf_event_header.type")?;
-    let _misc = r.u16("perf_event_header.misc")?;
-    let size = r.u16("perf_event_header.size")?;
-    if size < 8 {
-        return Err(Error::invalid(start.saturating_add(6), "record size of at least 8", u64::from(size)));
-    }
-    let mut body = r.sub(u64::from(size).saturating_sub(8), "record body")?;
-    let trailing = match RecordType(kind) {
-        RecordType::HEADER_TRACING_DATA => {
-            let len = u64::from(body.u32("tracing data size")?);
-            len.saturating_add(7) & !7
-        }
-        RecordType::AUXTRACE => body.u64("auxtrace size")?,
-        _ => 0,
-    };
-    r.skip(trailing, "data following the record")?;
-    Ok(Extent { start, kind, size, trailing })
+    let (header, _) = super::record::next_record(r)?;
+    let trailing = r.offset().saturating_sub(start).saturating_sub(u64::from(header.size));
+    Ok(Extent { start, kind: header.kind, size: header.size, trailing })
 }
 
 /// A node for the records in `start..end`. With `label` "data" (file mode) a
