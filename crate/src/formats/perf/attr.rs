@@ -205,6 +205,20 @@ impl Attr {
         Some([STREAM_ID, CPU].iter().filter(|&&b| self.has(b)).count().saturating_add(1))
     }
 
+    /// The id of a SAMPLE record whose body `body` starts, where this attr's
+    /// sample type puts it (`None` when it has no id).
+    pub fn sample_id_in(&self, body: &Reader<'_>) -> Result<Option<u64>> {
+        let Some(word) = self.sample_id_position() else { return Ok(None) };
+        let at = body.offset().saturating_add((word as u64).saturating_mul(8));
+        Ok(Some(body.seek_clone(at, "sample id")?.u64("sample id")?))
+    }
+
+    /// The id of a `sample_id` trailer that ends at `end`, inside `record`.
+    pub fn trailer_id_in(&self, record: &Reader<'_>, end: u64) -> Option<u64> {
+        let back = (self.trailer_id_position()? as u64).checked_mul(8)?;
+        record.seek_clone(end.checked_sub(back)?, "trailer id").ok()?.u64("trailer id").ok()
+    }
+
     /// perf's name for events it knows by type and config, used when the file
     /// has no EVENT_DESC (`cycles:u`, `cpu-clock`, ...), modifiers included.
     pub fn default_name(&self) -> alloc::string::String {

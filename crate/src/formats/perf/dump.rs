@@ -71,8 +71,7 @@ impl Layouts {
         if self.attrs.len() == 1 {
             return Some(first);
         }
-        let word = first.sample_id_position()? as u64;
-        let id = body.seek_clone(body.offset().saturating_add(word.saturating_mul(8)), "").ok()?.u64("").ok()?;
+        let id = first.sample_id_in(body).ok()??;
         self.ids.get(&id).and_then(|&i| self.attrs.get(i))
     }
 
@@ -81,8 +80,7 @@ impl Layouts {
         if self.attrs.len() == 1 {
             return Some(first);
         }
-        let back = (first.trailer_id_position()? as u64).saturating_mul(8);
-        let id = body.seek_clone(body.end_offset().checked_sub(back)?, "").ok()?.u64("").ok()?;
+        let id = first.trailer_id_in(body, body.end_offset())?;
         Some(self.ids.get(&id).and_then(|&i| self.attrs.get(i)).unwrap_or(first))
     }
 }

@@ -255,11 +255,6 @@ impl<'data> PerfData<'data> {
             return Err(Error::malformed(last_compressed, "compressed records that end on a record boundary"));
         }
         self.records = (start, self.truncated_at.unwrap_or(r.offset()));
-        for (index, event) in self.events.iter().enumerate() {
-            for &id in &event.ids {
-                self.ids.insert(id, index);
-            }
-        }
         Ok(())
     }
 
@@ -287,18 +282,18 @@ impl<'data> PerfData<'data> {
         Ok(inner.offset())
     }
 
-    /// Event names: EVENT_DESC (matched by ids, else by position), else perf's
-    /// name for the attr.
+    /// Event names (EVENT_DESC matched by ids, else by position, else perf's name
+    /// for the attr) and the map from sample ids to events.
     fn name_events(&mut self) {
         if self.events.is_empty() {
             // Files without attrs but with EVENT_DESC (rare): take the descriptions.
             for desc in &self.features.event_desc {
                 self.events.push(Event { attr: desc.attr.clone(), ids: desc.ids.clone(), name: String::new() });
             }
-            for (index, event) in self.events.iter().enumerate() {
-                for &id in &event.ids {
-                    self.ids.insert(id, index);
-                }
+        }
+        for (index, event) in self.events.iter().enumerate() {
+            for &id in &event.ids {
+                self.ids.insert(id, index);
             }
         }
         for (index, event) in self.events.iter_mut().enumerate() {
@@ -495,12 +490,9 @@ impl<'data> PerfData<'data> {
         if self.events.len() == 1 {
             return Ok(0);
         }
-        let Some(word) = first.attr.sample_id_position() else {
+        let Some(id) = first.attr.sample_id_in(body)? else {
             return Ok(0);
         };
-        let id = body
-            .seek_clone(body.offset().saturating_add((word as u64).saturating_mul(8)), "sample id")?
-            .u64("sample id")?;
         self.ids.get(&id).copied().ok_or(Error::invalid(body.offset(), "a sample id listed for an event", id))
     }
 
@@ -508,9 +500,7 @@ impl<'data> PerfData<'data> {
         if self.events.len() < 2 {
             return None;
         }
-        let back = self.events.first()?.attr.trailer_id_position()? as u64;
-        let at = trailer.offset().checked_add(size)?.checked_sub(back.checked_mul(8)?)?;
-        let id = trailer.seek_clone(at, "trailer id").ok()?.u64("trailer id").ok()?;
+        let id = self.events.first()?.attr.trailer_id_in(trailer, trailer.offset().checked_add(size)?)?;
         self.ids.get(&id).and_then(|&i| self.events.get(i)).map(|e| &e.attr)
     }
 }

@@ -1,7 +1,7 @@
 //! Typed records: the kernel's `PERF_RECORD_*` and perf's own (type 64 and up).
 
 use super::attr::Attr;
-use super::sample::{ReadValues, Sample, SampleId, U64s};
+use super::sample::{counted, ReadValues, Sample, SampleId, U64s};
 use crate::error::{Error, Result};
 use crate::read::Reader;
 
@@ -380,10 +380,7 @@ pub(crate) fn parse_body<'a>(header: RecordHeader, r: &mut Reader<'a>) -> Result
             let pid = r.u32("pid")?;
             let tid = r.u32("tid")?;
             let nr = r.u64("namespaces nr")?;
-            let bytes = match nr.checked_mul(16) {
-                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "namespace entries")?,
-                _ => return Err(Error::invalid(at.saturating_add(8), "namespace count that fits the record", nr)),
-            };
+            let bytes = counted(r, at.saturating_add(8), nr, 16, "namespace count that fits the record")?;
             Record::Namespaces { pid, tid, dev_inode_pairs: U64s { bytes, endian: r.endian() } }
         }
         17 => Record::Ksymbol {
@@ -419,10 +416,7 @@ pub(crate) fn parse_body<'a>(header: RecordHeader, r: &mut Reader<'a>) -> Result
         HEADER_TRACING_DATA => Record::TracingData { size: r.u32("tracing data size")? },
         ID_INDEX => {
             let nr = r.u64("id index nr")?;
-            let bytes = match nr.checked_mul(32) {
-                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "id index entries")?,
-                _ => return Err(Error::invalid(at, "id index count that fits the record", nr)),
-            };
+            let bytes = counted(r, at, nr, 32, "id index count that fits the record")?;
             Record::IdIndex { entries: U64s { bytes, endian: r.endian() } }
         }
         AUXTRACE_INFO => {
@@ -451,19 +445,13 @@ pub(crate) fn parse_body<'a>(header: RecordHeader, r: &mut Reader<'a>) -> Result
         }
         THREAD_MAP => {
             let nr = r.u64("thread map nr")?;
-            let bytes = match nr.checked_mul(24) {
-                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "thread map entries")?,
-                _ => return Err(Error::invalid(at, "thread count that fits the record", nr)),
-            };
+            let bytes = counted(r, at, nr, 24, "thread count that fits the record")?;
             Record::ThreadMap { entries: bytes }
         }
         CPU_MAP => Record::CpuMap { kind: r.u16("cpu map type")?, data: r.rest() },
         STAT_CONFIG => {
             let nr = r.u64("stat config nr")?;
-            let bytes = match nr.checked_mul(16) {
-                Some(len) if len <= r.remaining() as u64 => r.bytes(len, "stat config entries")?,
-                _ => return Err(Error::invalid(at, "stat config count that fits the record", nr)),
-            };
+            let bytes = counted(r, at, nr, 16, "stat config count that fits the record")?;
             Record::StatConfig { pairs: U64s { bytes, endian: r.endian() } }
         }
         STAT => Record::Stat {

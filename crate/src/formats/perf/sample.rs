@@ -358,7 +358,7 @@ impl<'a> Sample<'a> {
 }
 
 /// `nr` items of `item` bytes each, checked against what is left before reading.
-fn counted<'a>(r: &mut Reader<'a>, at: u64, nr: u64, item: u64, expected: &'static str) -> Result<&'a [u8]> {
+pub(crate) fn counted<'a>(r: &mut Reader<'a>, at: u64, nr: u64, item: u64, expected: &'static str) -> Result<&'a [u8]> {
     match nr.checked_mul(item) {
         Some(len) if len <= r.remaining() as u64 => r.bytes(len, expected),
         _ => Err(Error::invalid(at, expected, nr)),
