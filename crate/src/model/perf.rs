@@ -54,10 +54,10 @@ pub fn stack_profile<'s>(
         let Some(&event) = events.get(sample.event) else { return Ok(()) };
         // Most samples repeat a call chain seen before: find its leaf node by the raw
         // chain (and the address space it is resolved in), and resolve only new ones.
-        let pid = sample.pid.map_or(-1, |p| p as i32);
-        let maps = machine.thread(pid).map_or(u64::MAX, |t| t.maps as u64);
+        // The sample's address space, looked up once for the key and the frames.
+        let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
         key.clear();
-        key.push(maps);
+        key.push(maps.map_or(u64::MAX, |m| m as u64));
         key.push(u64::from(sample.cpumode()));
         match sample.callchain {
             Some(chain) => key.extend(chain.iter()),
@@ -65,7 +65,7 @@ pub fn stack_profile<'s>(
         }
         // A copied user stack (`--call-graph dwarf`) is unwound with the binaries'
         // call-frame information; the return addresses found extend the chain.
-        let unwound = resolver.unwind_user_stack(&machine, symbolizer, sample);
+        let unwound = resolver.unwind_user_stack(&machine, symbolizer, sample, maps);
         if !unwound.is_empty() {
             key.push(UNWOUND);
             key.extend_from_slice(&unwound);
@@ -74,8 +74,7 @@ pub fn stack_profile<'s>(
             Some(leaf) => leaf,
             None => {
                 stack.clear();
-                resolver.sample_frames(&mut profile, &machine, symbolizer, sample, &mut stack);
-                let maps = machine.thread(pid).map(|t| t.maps);
+                resolver.sample_frames(&mut profile, &machine, symbolizer, sample, maps, &mut stack);
                 for &address in &unwound {
                     resolver.address_frames(&mut profile, &machine, symbolizer, maps, misc::USER, address, &mut stack);
                 }
@@ -106,15 +105,19 @@ impl<'s> Resolver<'s> {
     /// The user frames of a sample with a stack copy: the user ip, then the return
     /// addresses unwound from the registers and the copy (as far as the dropped
     /// binaries' call-frame information reaches). Nothing for other samples.
-    fn unwind_user_stack(&mut self, machine: &Machine, symbolizer: &Symbolizer<'s>, sample: &Sample<'_>) -> Vec<u64> {
+    fn unwind_user_stack(
+        &mut self,
+        machine: &Machine,
+        symbolizer: &Symbolizer<'s>,
+        sample: &Sample<'_>,
+        maps: Option<usize>,
+    ) -> Vec<u64> {
         let (Some(regs), Some(stack)) = (sample.regs_user, sample.stack_user) else { return Vec::new() };
         if regs.abi == 0 {
             return Vec::new();
         }
         let values = unwind::x86_64_regs(regs.mask, regs.values.iter());
         let copied = usize::try_from(stack.dyn_size).map_or(stack.data, |n| stack.data.get(..n).unwrap_or(stack.data));
-        let pid = sample.pid.map_or(-1, |p| p as i32);
-        let maps = machine.thread(pid).map(|t| t.maps);
         let Some(ip) = values[unwind::IP] else { return Vec::new() };
         let mut frames = alloc::vec![ip];
         frames.extend(self.unwinder.unwind(values, copied, |pc| {
@@ -136,10 +139,9 @@ impl<'s> Resolver<'s> {
         machine: &Machine,
         symbolizer: &Symbolizer<'_>,
         sample: &Sample<'_>,
+        maps: Option<usize>,
         out: &mut Vec<FrameId>,
     ) {
-        let pid = sample.pid.map_or(-1, |p| p as i32);
-        let maps = machine.thread(pid).map(|t| t.maps);
         let mut cpumode = sample.cpumode();
         match sample.callchain {
             Some(chain) => {
