@@ -8,8 +8,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use super::function_detail::FunctionDetail;
-use super::scroll::{scroll_to, use_scroll};
-use crate::layout;
+use super::scroll::use_paged_rows;
 use crate::state::{Action, Doc, FnColumn, FnRow};
 
 /// Height of one table row; `.fn-row` in style.css has the same.
@@ -25,23 +24,9 @@ pub struct Props {
 pub fn FunctionsView(props: &Props) -> Html {
     let f = &props.doc.functions;
     let d = &props.dispatch;
-    let scroll = use_scroll();
+    let need = d.reform(|(start, end)| Action::NeedFunctionRows { start, end });
+    let (scroll, window) = use_paged_rows(f.matching, ROW_PX, f.query.clone(), need);
     let matching = f.matching.unwrap_or(0);
-    let window = layout::window(matching, ROW_PX, scroll.height, scroll.top);
-
-    // Ask for the visible rows (the reducer skips what it holds or has asked for).
-    {
-        let d = d.clone();
-        let known = f.matching.is_some();
-        use_effect_with((window.first, window.count, f.query.clone(), known), move |(first, count, _, _)| {
-            d.emit(Action::NeedFunctionRows { start: *first, end: first.saturating_add(*count) });
-        });
-    }
-    // A new sort or filter starts at the top.
-    {
-        let node = scroll.node.clone();
-        use_effect_with(f.query.clone(), move |_| scroll_to(&node, 0.0));
-    }
 
     let oninput = d.reform(|e: InputEvent| {
         let value = e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default();

@@ -6,8 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::scroll::{scroll_to, use_scroll};
-use crate::layout;
+use super::scroll::use_paged_rows;
 use crate::state::{Action, Doc, MemColumn, MemProf, MemRow, MemSite};
 
 /// Height of one table row; `.fn-row` in style.css has the same.
@@ -23,21 +22,9 @@ pub struct Props {
 pub fn MemProfView(props: &Props) -> Html {
     let m = &props.doc.memprof;
     let d = &props.dispatch;
-    let scroll = use_scroll();
+    let need = d.reform(|(start, end)| Action::NeedMemProfRows { start, end });
+    let (scroll, window) = use_paged_rows(m.total, ROW_PX, (m.column, m.descending), need);
     let total = m.total.unwrap_or(0);
-    let window = layout::window(total, ROW_PX, scroll.height, scroll.top);
-    {
-        let d = d.clone();
-        let known = m.total.is_some();
-        let order = (m.column, m.descending);
-        use_effect_with((window.first, window.count, order, known), move |(first, count, _, _)| {
-            d.emit(Action::NeedMemProfRows { start: *first, end: first.saturating_add(*count) });
-        });
-    }
-    {
-        let node = scroll.node.clone();
-        use_effect_with((m.column, m.descending), move |_| scroll_to(&node, 0.0));
-    }
     let columns: Vec<MemColumn> = MemColumn::SHOWN.into_iter().filter(|c| m.columns.contains(c)).collect();
     let template = format!("grid-template-columns: minmax(16ch, 1fr) repeat({}, 10ch)", columns.len());
     let headers = columns.iter().map(|&column| {

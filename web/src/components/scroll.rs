@@ -1,10 +1,13 @@
 //! The hook behind both virtual lists: the scroll container, its scroll position and
-//! its height, kept current on scroll and on window resize.
+//! its height, kept current on scroll and on window resize; and the hook of the
+//! paged tables built on it.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 use yew::prelude::*;
+
+use crate::layout::{self, Window};
 
 pub struct Scroll {
     pub node: NodeRef,
@@ -53,4 +56,27 @@ pub fn use_scroll() -> Scroll {
         });
     }
     Scroll { node, top: *top, height: *height, onscroll: measure.reform(|_: Event| ()) }
+}
+
+/// A paged table's scroll state and its visible window of `total` rows (unknown
+/// yet: `None`). Asks for the window's rows through `need(start, end)` whenever the
+/// window moves, the query changes or the row count becomes known (the reducer skips
+/// what it holds or has asked for), and scrolls back to the top when the query
+/// (sort, filter) changes.
+#[hook]
+pub fn use_paged_rows<Q>(total: Option<u64>, row_px: f64, query: Q, need: Callback<(u64, u64)>) -> (Scroll, Window)
+where
+    Q: PartialEq + Clone + 'static,
+{
+    let scroll = use_scroll();
+    let window = layout::window(total.unwrap_or(0), row_px, scroll.height, scroll.top);
+    let known = total.is_some();
+    use_effect_with((window.first, window.count, query.clone(), known), move |(first, count, _, _)| {
+        need.emit((*first, first.saturating_add(*count)));
+    });
+    {
+        let node = scroll.node.clone();
+        use_effect_with(query, move |_| scroll_to(&node, 0.0));
+    }
+    (scroll, window)
 }

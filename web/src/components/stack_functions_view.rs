@@ -8,9 +8,8 @@ use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use super::scroll::{scroll_to, use_scroll};
+use super::scroll::use_paged_rows;
 use crate::flame_state::{StackColumn, StackFnRow};
-use crate::layout;
 use crate::state::Action;
 use crate::state::Doc;
 
@@ -27,20 +26,9 @@ pub struct Props {
 pub fn StackFunctionsView(props: &Props) -> Html {
     let f = &props.doc.stacks.functions;
     let d = &props.dispatch;
-    let scroll = use_scroll();
+    let need = d.reform(|(start, end)| Action::NeedStackFunctionRows { start, end });
+    let (scroll, window) = use_paged_rows(f.matching, ROW_PX, f.query.clone(), need);
     let matching = f.matching.unwrap_or(0);
-    let window = layout::window(matching, ROW_PX, scroll.height, scroll.top);
-    {
-        let d = d.clone();
-        let known = f.matching.is_some();
-        use_effect_with((window.first, window.count, f.query.clone(), known), move |(first, count, _, _)| {
-            d.emit(Action::NeedStackFunctionRows { start: *first, end: first.saturating_add(*count) });
-        });
-    }
-    {
-        let node = scroll.node.clone();
-        use_effect_with(f.query.clone(), move |_| scroll_to(&node, 0.0));
-    }
     let oninput = d.reform(|e: InputEvent| {
         Action::FilterStackFunctions(e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default())
     });
