@@ -1,0 +1,497 @@
+//! `pgolens-protocol`: every message between the page and its decoding worker, as
+//! Rust types defined once and used by both sides.
+//!
+//! The page sends an [`OpenFile`] (with the `File` handle beside it: a handle is not
+//! data) or an [`Envelope`] holding a [`Request`]; the worker answers with
+//! [`FromWorker`] messages holding a [`Reply`]. In the browser they travel as JS
+//! values through `serde-wasm-bindgen` ([`wire`]): integers above 2^53 as BigInts, bulk
+//! numeric arrays ([`F64Array`], [`U32Array`], [`Bytes`]) as typed arrays whose
+//! buffers are transferred, not copied. Natively (the reducer's and the worker's
+//! tests) they are plain Rust values.
+//!
+//! Tables are described by the worker ([`Column`]) and drawn by the page from that
+//! description alone, so a column id is written once, where the data is.
+
+use serde::{Deserialize, Serialize};
+
+mod bulk;
+#[cfg(target_arch = "wasm32")]
+pub mod wire;
+
+pub use bulk::{Bytes, F64Array, U32Array};
+
+/// The page's number for an open file, also the worker's session key.
+pub type DocId = u32;
+/// The page's sequence number for a request; replies carry it back.
+pub type ReqId = u64;
+
+/// Open a file as document `doc`. The `File` (or the demo's `ArrayBuffer`, transferred)
+/// travels beside it: the message is the array `[OpenFile, file]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenFile {
+    pub doc: DocId,
+    pub name: String,
+}
+
+/// A request about an open document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    pub doc: DocId,
+    pub req: ReqId,
+    pub request: Request,
+}
+
+/// What the page asks of the worker about one document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Request {
+    /// The children of the dump node at `path` (child indices from the root).
+    Children { path: Vec<u32> },
+    /// The decoded bytes `start..end` (clipped to the content and to a window).
+    Bytes { start: u64, end: u64 },
+    /// The path to the innermost dump node holding `offset`.
+    PathTo { offset: u64 },
+    /// Rows `start..start + count` of a table under a query.
+    Table { query: TableQuery, start: u64, count: u64 },
+    /// The profile summary (instrprof).
+    Summary,
+    /// One function of the instrprof table in full, by row id.
+    Function { row: u32 },
+    /// One MemProf allocation site in full, by row id.
+    MemProfSite { site: u32 },
+    /// Decode this correlated raw profile with the open ELF `binary`.
+    Correlate { binary: DocId },
+    /// Name this perf.data's frames from the open ELF and kallsyms documents `binaries`.
+    Symbolize { binaries: Vec<DocId> },
+    /// Lay out the flame graph (`inverted`: the icicle of the inverted tree).
+    Flame { samples: SampleFilter, inverted: bool },
+    /// Lay out one function's callers and callees.
+    Sandwich { samples: SampleFilter, frame: u32 },
+    /// Every frame's name, DSO and kind.
+    FrameNames,
+    /// The frames whose names match `pattern`, and the weight of the stacks holding one.
+    Search { samples: SampleFilter, pattern: String },
+    /// An event's weight over time in `bins` buckets.
+    Timeline { event: u32, bins: u32 },
+    /// Forget the document.
+    Close,
+}
+
+/// A message from the worker: `req` is the request answered (`None` for the open's
+/// progress, its result, and its failure).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FromWorker {
+    pub doc: DocId,
+    pub req: Option<ReqId>,
+    pub reply: Reply,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Reply {
+    Progress {
+        loaded: u64,
+        total: u64,
+        phase: Phase,
+    },
+    Opened(Box<Opened>),
+    Children {
+        path: Vec<u32>,
+        nodes: Vec<NodeInfo>,
+    },
+    Bytes {
+        start: u64,
+        bytes: Bytes,
+    },
+    Path {
+        offset: u64,
+        path: Vec<u32>,
+        levels: Vec<Vec<NodeInfo>>,
+    },
+    Table(TablePage),
+    Summary {
+        summary: ProfileSummary,
+        cs_summary: Option<ProfileSummary>,
+    },
+    Function(Box<FnDetail>),
+    MemProfSite(Box<MemSite>),
+    Correlated {
+        binary: DocId,
+        binary_name: String,
+        views: Vec<View>,
+    },
+    Symbolized {
+        stacks: StacksInfo,
+        with: Vec<String>,
+    },
+    Flame {
+        samples: SampleFilter,
+        inverted: bool,
+        layout: FlameLayout,
+    },
+    Sandwich {
+        samples: SampleFilter,
+        frame: u32,
+        callers: FlameLayout,
+        callees: FlameLayout,
+    },
+    FrameNames(FrameNames),
+    Search {
+        samples: SampleFilter,
+        pattern: String,
+        found: Found,
+    },
+    Timeline(Timeline),
+    /// The request (or, with no `req`, the open) failed.
+    Failed(Failure),
+}
+
+/// What the worker is doing with a file being opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    /// Reading the file into the worker: `loaded` of `total` bytes.
+    Read,
+    /// Decoding: `loaded` of `total` steps (records), or 0 of 0 when not counted.
+    Decode,
+}
+
+/// An error as the decoders report it: what was expected, and where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The whole message, location included (`... (at offset 0x1c)`).
+    pub message: String,
+    pub location: Option<Location>,
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure { message: message.into(), location: None }
+    }
+}
+
+impl core::fmt::Display for Failure {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Where in the input an error is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Location {
+    /// A byte offset into the decoded content.
+    Offset(u64),
+    /// A 1-based line and column of a text format.
+    Line { line: u64, column: u64 },
+}
+
+/// The views a document offers, in tab order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum View {
+    Dump,
+    Flame,
+    Functions,
+    Summary,
+    MemProf,
+}
+
+impl View {
+    pub const ALL: [View; 5] = [View::Dump, View::Flame, View::Functions, View::Summary, View::MemProf];
+}
+
+/// A decoded file, as the page first sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opened {
+    pub summary: FileSummary,
+    pub root: NodeInfo,
+    pub children: Vec<NodeInfo>,
+}
+
+/// What the worker says about a decoded file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSummary {
+    pub name: String,
+    /// The format id, e.g. `perf.data`, `instrprof-raw`, `kallsyms`.
+    pub format: String,
+    /// The detection line, e.g. `instrprof-raw [version 10, 64-bit, little-endian, IR_PROF]`.
+    pub detection: String,
+    pub version: Option<u64>,
+    /// Size of the content the decoders saw (after gunzip).
+    pub size: u64,
+    /// Size of the file as given.
+    pub file_size: u64,
+    pub gzip: bool,
+    /// The views the format offers, in tab order.
+    pub views: Vec<View>,
+    /// The view the file opens on: its most useful one.
+    pub open_on: View,
+    /// Why the format's other views are missing (a correlated raw profile without its binary).
+    pub views_error: Option<Failure>,
+    /// The events and time span of a file with call stacks.
+    pub stacks: Option<StacksInfo>,
+}
+
+/// A dump node without its children.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeInfo {
+    pub label: String,
+    pub value: Option<String>,
+    /// Absolute offset of the first byte.
+    pub start: u64,
+    /// Offset one past the last byte.
+    pub end: u64,
+    /// Whether it has children (built, or deferred in the worker).
+    pub has_children: bool,
+}
+
+// ---------------------------------------------------------------------------------
+// Tables: described by the worker, drawn by the page.
+
+/// The paged tables a document can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TableId {
+    /// Instrumentation profile functions.
+    Functions,
+    /// Functions of a file with call stacks (self and total samples).
+    StackFunctions,
+    /// MemProf allocation sites.
+    MemProf,
+}
+
+/// A sort order, a name filter and (for stack tables) the samples aggregated: what
+/// a page of rows was asked for under.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableQuery {
+    pub table: TableId,
+    /// A [`Column::id`]; empty: the table's default order.
+    pub column: String,
+    pub descending: bool,
+    pub filter: String,
+    pub samples: Option<SampleFilter>,
+}
+
+impl TableQuery {
+    /// The table's default order, unfiltered.
+    pub fn new(table: TableId) -> TableQuery {
+        TableQuery { table, column: String::new(), descending: true, filter: String::new(), samples: None }
+    }
+}
+
+/// How a column's cells are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CellKind {
+    /// A function or site name: demangled, the raw name on hover.
+    Name,
+    /// A count; with [`Column::share`], also its share of the page's `weight`.
+    Count,
+    /// A hash or address, in hex.
+    Hex,
+    /// Parts per million, shown as a percentage.
+    Ppm,
+    /// Plain text.
+    Text,
+}
+
+/// One column of a table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Column {
+    /// The id the worker sorts by.
+    pub id: String,
+    pub title: String,
+    pub kind: CellKind,
+    /// A first click sorts largest first (numbers) rather than A→Z (names).
+    pub descending_first: bool,
+    /// Counts also show their share of [`TablePage::weight`].
+    pub share: bool,
+    /// A short explanation, shown on hover of the header.
+    pub help: Option<String>,
+}
+
+/// One cell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cell {
+    /// No value (the schema lacks the field).
+    Empty,
+    /// `text` shown; `raw` (the mangled name) on hover; `tag` a short marker (`CS`).
+    Name {
+        text: String,
+        raw: Option<String>,
+        tag: Option<String>,
+    },
+    Count(u64),
+    Hex(u64),
+    Ppm(u32),
+    Text(String),
+}
+
+/// One row: `id` is stable across orders (what selecting a row asks for).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    pub id: u32,
+    pub cells: Vec<Cell>,
+}
+
+/// A page of a table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TablePage {
+    /// The query as the worker applied it (the default column resolved).
+    pub query: TableQuery,
+    pub columns: Vec<Column>,
+    /// Rows in the whole table.
+    pub total: u64,
+    /// Rows matching the filter.
+    pub matching: u64,
+    /// What shares are shares of (a stack table's sample weight), when there is one.
+    pub weight: Option<u64>,
+    /// The rows are `start..start + rows.len()` of the matching rows.
+    pub start: u64,
+    pub rows: Vec<Row>,
+}
+
+// ---------------------------------------------------------------------------------
+// Instrumentation profiles.
+
+/// One line of the detailed summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutoffEntry {
+    /// Parts per million of the total count.
+    pub cutoff: u32,
+    pub min_count: u64,
+    pub num_counts: u64,
+}
+
+/// `llvm-profdata show --detailed-summary`'s numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileSummary {
+    pub functions: u64,
+    pub counts: u64,
+    pub total: u128,
+    pub max_count: u64,
+    pub max_function: u64,
+    pub max_internal: u64,
+    pub detailed: Vec<CutoffEntry>,
+}
+
+/// One function in full.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FnDetail {
+    pub id: u32,
+    pub name: String,
+    pub demangled: Option<String>,
+    pub hash: Option<u64>,
+    pub counters: Vec<u64>,
+    pub bitmap: Vec<u8>,
+    pub sites: Vec<FnSite>,
+    pub traces: Vec<FnTrace>,
+}
+
+/// A value site of a function, with its targets.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FnSite {
+    /// `indirect call`, `memop size`, `vtable`, ...
+    pub kind: String,
+    pub index: u32,
+    pub targets: Vec<FnTarget>,
+}
+
+/// A value seen at a site.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FnTarget {
+    /// The value: a target's hash, or a size.
+    pub value: u64,
+    /// The raw name of a named target.
+    pub name: Option<String>,
+    pub demangled: Option<String>,
+    pub count: u64,
+}
+
+/// A temporal profile trace the function appears in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FnTrace {
+    pub trace: u32,
+    pub weight: u64,
+    pub position: u64,
+    pub length: u64,
+}
+
+/// One MemProf allocation site in full.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemSite {
+    pub id: u32,
+    /// The function record listing it (indexed profiles).
+    pub guid: Option<u64>,
+    pub name: Option<String>,
+    pub demangled: Option<String>,
+    /// Leaf first.
+    pub frames: Vec<MemFrame>,
+    /// Every MemInfoBlock field, in the file's order.
+    pub fields: Vec<(String, u64)>,
+    pub histogram: Vec<u64>,
+}
+
+/// One frame of a site's call stack: symbolized (indexed) or an address (raw).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemFrame {
+    pub guid: Option<u64>,
+    pub name: Option<String>,
+    pub demangled: Option<String>,
+    pub line: u32,
+    pub column: u32,
+    pub inline: bool,
+    pub address: Option<u64>,
+    pub build_id: Option<String>,
+    pub module_offset: Option<u64>,
+}
+
+// ---------------------------------------------------------------------------------
+// Call stacks.
+
+/// Which samples the stack views aggregate: one event, optionally a time range.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SampleFilter {
+    pub event: u32,
+    pub range: Option<(u64, u64)>,
+}
+
+/// What the worker says of a file's stacks when it opens.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StacksInfo {
+    pub events: Vec<String>,
+    pub frames: u64,
+    pub samples: u64,
+    /// Sample times span `start..end`.
+    pub start: u64,
+    pub end: u64,
+}
+
+/// A laid-out flame graph: `[x0, width, self, frame]` per rectangle (frame -1 for
+/// the root), by depth then x, and where each depth's rectangles start (and the end).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlameLayout {
+    pub rects: F64Array,
+    pub rows: U32Array,
+}
+
+/// Every frame's name, DSO and kind, by frame id.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameNames {
+    pub names: Vec<String>,
+    pub dsos: Vec<String>,
+    /// Index into `dsos`, or -1.
+    pub dso: Vec<i64>,
+    pub kinds: Vec<String>,
+}
+
+/// The frames a search matched, and the weight of the stacks holding one of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Found {
+    pub frames: Vec<u32>,
+    pub weight: u64,
+    pub total: u64,
+}
+
+/// An event's weight over its whole time span, in equal buckets.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub event: u32,
+    pub start: u64,
+    pub end: u64,
+    pub bins: Vec<u64>,
+}
