@@ -192,6 +192,11 @@ impl Session {
         let (data, detection) = {
             let input = pgolens::open(&raw).map_err(|e| e.to_string())?;
             let detection = match input.detect() {
+                // The core now detects kallsyms itself; it still takes the kallsyms path.
+                Ok(detection) if detection.format == Format::Kallsyms => {
+                    drop(input);
+                    return self.finish_kallsyms(raw);
+                }
                 Ok(detection) => detection,
                 Err(e) if matches!(e.kind, pgolens::ErrorKind::UnknownFormat) && is_kallsyms(&input.data) => {
                     drop(input);
