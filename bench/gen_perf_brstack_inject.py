@@ -20,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                '../../shared/corpus/bolt-perf/tools'))
+                                '../tests/corpus/bolt-perf/tools'))
 import gen_perf_brstack as gen  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -13,7 +13,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-/tmp/bench/big.perf.data}"
 iterations="${2:-160000}"
-program="$here/../shared/corpus/bolt-perf/cxxprog/cxxprog"
+program="$here/tests/corpus/bolt-perf/cxxprog/cxxprog"
 
 if ! command -v perf >/dev/null; then
   echo "installing linux-perf" >&2

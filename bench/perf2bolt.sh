@@ -7,7 +7,7 @@
 #
 #   bench/perf2bolt.sh BINARY FILE.perf.data [runs]
 #
-# Large LBR inputs: ../shared/corpus/bolt-perf/tools/gen_perf_brstack.py BINARY -o
+# Large LBR inputs: tests/corpus/bolt-perf/tools/gen_perf_brstack.py BINARY -o
 # big.perf.data --samples 250000 (OBJDUMP=llvm-objdump of LLVM 22). perf2bolt finds
 # the binary in the recording by file name or build id, so keep the binary's name.
 # PGOLENS=path/to/pgolens skips the cargo build; PERF2BOLT=path overrides the tool.

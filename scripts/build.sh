@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the static site into dist/: the app and the worker for wasm32, through
 # wasm-bindgen and wasm-opt -Oz, with the page shell, the styles, the worker's JS and
-# the demo profile (copied from ../shared/corpus, beside the repository).
+# the demo profile (copied from tests/corpus/).
 # Run scripts/setup.sh first (npm run build does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +11,12 @@ DIST=dist
 PROFILE=web
 TARGET=wasm32-unknown-unknown
 # The demo shown before any file is opened: a small, real instrumented profile.
-DEMO_SRC=../shared/corpus/llvm/irpgo-progA/irpgo-progA.profraw
+DEMO_SRC=tests/corpus/llvm/irpgo-progA/irpgo-progA.profraw
 DEMO=demo/$(basename "$DEMO_SRC")
+if [[ ! -f "$DEMO_SRC" ]]; then
+  echo "build: the demo profile $DEMO_SRC is missing (the corpus lives in tests/corpus/)" >&2
+  exit 1
+fi
 
 cargo build --profile "$PROFILE" --target "$TARGET" -p pgolens-web -p pgolens-worker
 
@@ -33,12 +37,7 @@ done
 sed "s|{{demo}}|$DEMO|" index.html >"$DIST/index.html"
 cp web/style.css "$DIST/style.css"
 cp web/worker/worker.js "$DIST/worker/worker.js"
-if [[ -f "$DEMO_SRC" ]]; then
-  cp "$DEMO_SRC" "$DIST/$DEMO"
-else
-  echo "build: $DEMO_SRC not found: the page will start without its demo" >&2
-  sed -i 's|data-demo="[^"]*"|data-demo=""|' "$DIST/index.html"
-fi
+cp "$DEMO_SRC" "$DIST/$DEMO"
 
 echo
 echo "wasm sizes (raw, gzip -9):"

@@ -31,10 +31,12 @@ pub enum Format {
     GcovAfdo,
     GcovV4,
     GcovV4Text,
+    /// `/proc/kallsyms`: the kernel's symbols, which name kernel frames in perf stacks.
+    Kallsyms,
 }
 
 impl Format {
-    pub const ALL: [Format; 17] = [
+    pub const ALL: [Format; 18] = [
         Format::PerfData,
         Format::PerfDataPipe,
         Format::BoltPreagg,
@@ -52,6 +54,7 @@ impl Format {
         Format::GcovAfdo,
         Format::GcovV4,
         Format::GcovV4Text,
+        Format::Kallsyms,
     ];
 
     pub fn id(self) -> &'static str {
@@ -73,6 +76,7 @@ impl Format {
             Format::GcovAfdo => "gcov-afdo",
             Format::GcovV4 => "gcov-v4",
             Format::GcovV4Text => "gcov-v4-text",
+            Format::Kallsyms => "kallsyms",
         }
     }
 
@@ -89,6 +93,7 @@ impl Format {
                 | Format::InstrProfText
                 | Format::SampleText
                 | Format::GcovV4Text
+                | Format::Kallsyms
         )
     }
 }

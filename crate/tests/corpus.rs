@@ -1,4 +1,4 @@
-//! Conformance over the real files in `../shared/corpus/`: detection of every profile
+//! Conformance over the real files in `tests/corpus/`: detection of every profile
 //! file, dumps that tile their input, and malformed inputs that fail cleanly.
 
 #![allow(
@@ -22,9 +22,11 @@ fn detect(bytes: &[u8]) -> pgolens::Result<Detection> {
     pgolens::open(bytes)?.detect()
 }
 
-/// Which corpus files are profiles: everything but the reference tools' dumps and
-/// logs, sources, licences, and raw section extracts (`*.bin`), except the
-/// pre-aggregated profiles, which are `.txt`, and LLVM's cut-magic `*.text.bin` test.
+/// Which corpus files are profiles (or what the product reads beside them: binaries,
+/// debug files, kallsyms): everything but the reference tools' dumps and logs (BOLT's
+/// CFG as Graphviz `*.dot` among them), sources, licences, and raw section extracts
+/// (`*.bin`), except the pre-aggregated profiles, which are `.txt`, and LLVM's
+/// cut-magic `*.text.bin` test.
 fn is_profile_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     if rel.contains("/src/") || rel.contains("/tools/") || name.starts_with("LICENSE") || name == "DUMPED-BY-OLDER.txt"
@@ -34,7 +36,9 @@ fn is_profile_file(rel: &str) -> bool {
     if name.contains("preagg") && name.ends_with(".txt") || name.ends_with(".text.bin") {
         return true;
     }
-    ![".txt", ".md", ".log", ".json", ".remap", ".expected", ".bin", "memory.yaml"].iter().any(|s| name.ends_with(s))
+    ![".txt", ".md", ".log", ".json", ".remap", ".expected", ".bin", ".dot", "memory.yaml"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use pgolens::formats::instrprof::decode;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/llvm/dbgcorr-progB")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/llvm/dbgcorr-progB")
 }
 
 fn inputs() -> (Vec<u8>, Vec<u8>) {

@@ -1,5 +1,5 @@
 //! The profile summary against `llvm-profdata show --detailed-summary`: for every
-//! raw and indexed instrprof file in `../shared/corpus/llvm` with a `.summary.txt`
+//! raw and indexed instrprof file in `tests/corpus/llvm` with a `.summary.txt`
 //! beside it, the totals, maxima and all 16 detailed-summary lines must match.
 //! Also checks the function table and details against the `.show.txt` dumps.
 
@@ -20,9 +20,14 @@ use pgolens::formats::instrprof::decode;
 use pgolens::model::instrprof::{function_detail, function_table, summary, Names};
 use pgolens::model::{Column, Summary};
 
-/// The profiles of `../shared/corpus/llvm`, the ones with `llvm-profdata show` dumps.
+/// The profiles of `tests/corpus/llvm`, the ones with `llvm-profdata show` dumps.
 fn corpus() -> PathBuf {
     common::corpus().join("llvm")
+}
+
+/// A reference dump; a missing one fails the test.
+fn read_text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn load(path: &Path) -> Result<pgolens::formats::instrprof::model::Profile, String> {
@@ -140,7 +145,7 @@ fn summaries_match_llvm_profdata_detailed_summary() {
 #[test]
 fn correlated_raw_with_binary_matches_its_merged_profile() {
     let dir = corpus().join("bincorr-progB");
-    let Ok(text) = std::fs::read_to_string(dir.join("bincorr-progB.profdata.summary.txt")) else { return };
+    let text = read_text(&dir.join("bincorr-progB.profdata.summary.txt"));
     let profile = load(&dir.join("bincorr-progB.profraw")).unwrap();
     let want = reference(&text);
     assert!(want.num_functions > 0);
@@ -166,7 +171,7 @@ fn shown_functions(text: &str) -> Vec<(String, Vec<u64>)> {
 #[test]
 fn table_and_detail_agree_with_show() {
     let path = corpus().join("irpgo-progA/irpgo-progA.profdata");
-    let Ok(text) = std::fs::read_to_string(format!("{}.show.txt", path.display())) else { return };
+    let text = read_text(Path::new(&format!("{}.show.txt", path.display())));
     let profile = load(&path).unwrap();
     let mut table = function_table(&profile);
     let shown = shown_functions(&text);

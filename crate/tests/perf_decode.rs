@@ -92,6 +92,7 @@ fn peer_fixtures_decode_and_agree_with_their_headers() {
 /// perf prints them (seconds.microseconds), must be the same sequence.
 #[test]
 fn time_order_matches_perf_script() {
+    let mut checked = 0;
     for path in common::files_under(&common::corpus().join("bolt-perf")) {
         let name = path.to_string_lossy().into_owned();
         let Ok(script) = std::fs::read_to_string(format!("{name}.script-ip.txt")) else { continue };
@@ -115,7 +116,9 @@ fn time_order_matches_perf_script() {
             })
             .collect();
         assert_eq!(got, expected, "{name}");
+        checked += 1;
     }
+    assert!(checked >= 20, "only {checked} perf.data files with a perf script dump");
 }
 
 fn find<'a>(node: &'a pgolens::Node, label: &str) -> &'a pgolens::Node {

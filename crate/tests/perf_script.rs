@@ -8,7 +8,8 @@
 //!
 //! - pipe-mode recordings with call chains: there perf adds symbol names, found in
 //!   the binaries and the recording machine's `/proc/kallsyms`. Everything but the
-//!   names must match.
+//!   names must match; with the corpus's copy of that machine (`bolt-perf/sysroot/`)
+//!   the names match too.
 //! - `--call-graph dwarf` recordings: perf unwinds the user stack copies with the
 //!   binaries' CFI (and adds inline frames from their DWARF). Not compared.
 
@@ -140,44 +141,45 @@ fn pipe_call_chains_name_frames_unknown() {
     assert!(frames.iter().all(|l| l.len() == 17 + " [unknown]".len() && l.ends_with(" [unknown]")));
 }
 
-/// Pipe mode with the binaries: user frames are named as perf named them. The
-/// libraries are this machine's (the corpus was recorded on it), each with its
-/// separate debug file when installed (found by the library's build id); kernel
-/// frames would need the recording boot's kallsyms and are compared without names.
+/// Pipe mode with the binaries: frames are named as perf named them. The libraries,
+/// their separate debug files (found by the library's build id) and the kallsyms are
+/// the recording machine's, kept in the corpus's `bolt-perf/sysroot/`.
 #[test]
 fn pipe_call_chains_named_by_binaries() {
     use pgolens::formats::perf::script::write_script_with;
     use pgolens::symbolize::{Binary, Symbolizer};
 
-    let lib_dir = Path::new("/usr/lib/x86_64-linux-gnu");
-    let libs = ["libc.so.6", "ld-linux-x86-64.so.2", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6"];
-    if !lib_dir.join(libs[0]).exists() {
-        eprintln!("skipped: no {}", lib_dir.display());
-        return;
-    }
+    let sysroot = common::corpus().join("bolt-perf/sysroot");
+    let lib_dir = "usr/lib/x86_64-linux-gnu";
+    let libs = ["libc.so.6", "ld-linux-x86-64.so.2", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6.0.30"];
+    let read = |path: &Path| std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut debug_files = 0;
     for lib in libs {
-        let path = lib_dir.join(lib);
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        // Maps name the file a link points at (libstdc++.so.6.0.30).
-        let name = std::fs::canonicalize(&path).unwrap().to_string_lossy().into_owned();
+        let bytes = read(&sysroot.join(lib_dir).join(lib));
         let id = Binary::parse(&bytes).unwrap().build_id().map(|id| id.iter().map(|b| format!("{b:02x}")).collect());
         let id: String = id.unwrap_or_default();
         let debug =
-            format!("/usr/lib/debug/.build-id/{}/{}.debug", id.get(..2).unwrap_or(""), id.get(2..).unwrap_or(""));
-        if let Ok(bytes) = std::fs::read(&debug) {
-            files.push((debug, bytes));
+            format!("usr/lib/debug/.build-id/{}/{}.debug", id.get(..2).unwrap_or(""), id.get(2..).unwrap_or(""));
+        // Debian's libc6-dbg has debug files for libc, ld.so and libm only.
+        if let Ok(bytes) = std::fs::read(sysroot.join(&debug)) {
+            files.push((format!("/{debug}"), bytes));
+            debug_files += 1;
         }
-        files.push((name, bytes));
+        // The path the recording's maps name.
+        files.push((format!("/{lib_dir}/{lib}"), bytes));
     }
+    assert_eq!(debug_files, 3, "the debug files of libc, ld.so and libm");
+    let kallsyms = read(&sysroot.join("proc/kallsyms"));
     for prog in ["cprog", "cxxprog"] {
         let dir = common::corpus().join("bolt-perf").join(prog);
         let mut all = files.clone();
-        all.push((prog.to_string(), std::fs::read(dir.join(prog)).unwrap()));
+        all.push((prog.to_string(), read(&dir.join(prog))));
         let mut symbols = Symbolizer::new();
         for (name, bytes) in &all {
             symbols.add_binary(name, bytes).unwrap();
         }
+        symbols.set_kallsyms(&kallsyms).unwrap();
         let bytes = std::fs::read(dir.join(format!("{prog}.pipe.perf.data"))).unwrap();
         let perf = PerfData::parse(&bytes).unwrap();
         let mut ours = Vec::new();
@@ -187,13 +189,10 @@ fn pipe_call_chains_named_by_binaries() {
         })
         .unwrap();
         let expected = std::fs::read(dir.join(format!("{prog}.pipe.perf.data.script-ip.txt"))).unwrap();
-        let kernel_unnamed = |text: &[u8]| -> String {
-            let text = String::from_utf8_lossy(text);
-            let lines = text.lines().map(|l| if l.starts_with("\tffffffff") { &l[..17] } else { l });
-            lines.map(|l| format!("{l}\n")).collect()
-        };
-        let (ours, expected) = (kernel_unnamed(&ours), kernel_unnamed(&expected));
-        assert!(ours.lines().filter(|l| l.starts_with('\t') && !l.ends_with("[unknown]")).count() > 100, "{prog}");
+        let (ours, expected) = (String::from_utf8_lossy(&ours), String::from_utf8_lossy(&expected));
+        let named = |prefix: &str| ours.lines().filter(|l| l.starts_with(prefix) && !l.ends_with("[unknown]")).count();
+        assert!(named("\t") > 100, "{prog}");
+        assert!(named("\tffffffff") > 0, "{prog}: kernel frames named by the kallsyms");
         assert_eq!(first_difference(&ours, &expected), None, "{prog}");
     }
 }

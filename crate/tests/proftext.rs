@@ -1,5 +1,5 @@
 //! The instrprof text export against `llvm-profdata merge --text`: every raw and
-//! indexed profile in `../shared/corpus/` with a `.proftext` beside it must come
+//! indexed profile in `tests/corpus/` with a `.proftext` beside it must come
 //! out byte for byte the same; the raw v5/v7/v9 files no installed llvm-profdata
 //! could read (`.reference-error.txt`) must decode, and agree with their siblings
 //! from other LLVM releases where the program is the same.

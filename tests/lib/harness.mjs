@@ -11,7 +11,7 @@ import { chromium } from 'playwright-core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const dist = path.join(repoRoot, 'dist');
-export const corpus = path.join(repoRoot, '..', 'shared', 'corpus');
+export const corpus = path.join(repoRoot, 'tests', 'corpus');
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',

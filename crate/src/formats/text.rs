@@ -1,8 +1,9 @@
 //! What all text formats share: telling them apart, and the line-by-line dump.
 //!
 //! The text formats are BOLT fdata, pre-aggregated and YAML profiles, LLVM's
-//! `.proftext` (instrprof text), LLVM sample-profile text and the AutoFDO GCOV v4
-//! text form. Detection looks only at the first meaningful lines.
+//! `.proftext` (instrprof text), LLVM sample-profile text, the AutoFDO GCOV v4
+//! text form and `/proc/kallsyms` (not a profile, but what names a perf profile's
+//! kernel frames). Detection looks only at the first meaningful lines.
 
 use alloc::vec::Vec;
 
@@ -11,6 +12,7 @@ use crate::dump::{Deferred, Node, Text};
 use crate::error::{Error, Result};
 use crate::formats::{bolt, gcov, instrprof, sample};
 use crate::read::Lines;
+use crate::symbolize::kallsyms;
 
 /// How much of the input detection looks at.
 const SNIFF_LEN: usize = 64 * 1024;
@@ -50,7 +52,8 @@ pub fn sniff(data: &[u8]) -> Option<Detection> {
     type Sniff = fn(&[u8]) -> Option<Detection>;
     let sniffs: [Sniff; 5] =
         [gcov::v4text::sniff, bolt::yaml::sniff, bolt::fdata::sniff, bolt::preagg::sniff, instrprof::text::sniff];
-    sniffs.iter().find_map(|s| s(data)).or_else(|| sample::text::sniff(data))
+    // kallsyms last: its lines are so loose that it must never take a profile's file.
+    sniffs.iter().find_map(|s| s(data)).or_else(|| sample::text::sniff(data)).or_else(|| kallsyms::sniff(data))
 }
 
 /// The line-level dump shared by every text format.

@@ -313,10 +313,12 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::panic)] // a missing corpus file fails the test, naming it
     fn indexed_corpus_sites_match_llvm_profdata_show_memory() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/llvm/memprof-progA");
-        let Ok(data) = std::fs::read(root.join("memprof-progA.profdata")) else { return };
-        let yaml = std::fs::read_to_string(root.join("memprof-progA.profdata.memory.yaml")).unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/llvm/memprof-progA");
+        let data = std::fs::read(root.join("memprof-progA.profdata")).unwrap_or_else(|e| panic!("{root:?}: {e}"));
+        let yaml = std::fs::read_to_string(root.join("memprof-progA.profdata.memory.yaml"))
+            .unwrap_or_else(|e| panic!("{root:?}: {e}"));
         let profile = crate::formats::instrprof::decode(&data, None).unwrap();
         let sites = Sites::indexed(&profile).unwrap();
         assert_eq!(sites.len(), yaml.matches("- Callstack:").count());

@@ -19,8 +19,23 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::symbols::{Aliases, Binding, Symbol, Symbols};
+use crate::detect::{Detection, Format};
 use crate::error::{Error, Result};
+use crate::formats::text;
 use crate::read::Lines;
+
+/// How many non-blank lines detection checks.
+const SNIFF_LINES: usize = 64;
+
+/// Text whose first non-blank lines are all `ADDRESS TYPE NAME [module]`. Only the
+/// line shape is checked: a file read without permission (every address 0) is still
+/// kallsyms, and [`Kallsyms::parse`] says why it cannot be used.
+pub fn sniff(data: &[u8]) -> Option<Detection> {
+    let mut lines = text::head_lines(data).filter(|l| !l.iter().all(u8::is_ascii_whitespace)).take(SNIFF_LINES);
+    let first = lines.next()?;
+    let is_symbol = |line: &[u8]| matches!(parse_line(line), Ok(Some(_) | None));
+    (is_symbol(first) && lines.all(is_symbol)).then(|| Detection::new(Format::Kallsyms))
+}
 
 /// The text symbols of a `/proc/kallsyms` file, borrowing its text.
 #[derive(Clone, Debug)]
@@ -187,6 +202,20 @@ ffffffffc0a01100 t ext4_exit_fs\t[ext4]\n";
         let module = kallsyms.symbol_for(0xffff_ffff_c0a0_1004).unwrap();
         assert_eq!((module.name, module.module), ("ext4_init_fs", Some("ext4")));
         assert_eq!(kallsyms.symbol_for(0xffff_ffff_80ff_ffff), None);
+    }
+
+    #[test]
+    fn detection_is_by_line_shape_and_never_takes_a_profile() {
+        let id = |text: &[u8]| crate::detect(text).ok().map(|d| d.format);
+        assert_eq!(id(b"ffffffff81000000 T _stext\nffffffffc0a01000 t ext4_init_fs\t[ext4]\n"), Some(Format::Kallsyms));
+        // Read without permission: still kallsyms, which says why it cannot be used.
+        assert_eq!(id(b"0000000000000000 T _stext\n0000000000000000 t x\n"), Some(Format::Kallsyms));
+        assert_eq!(id(b"1 main 0 1 main 4 0 1\n"), Some(Format::BoltFdata));
+        assert_eq!(id(b"B 401000 401020 5 0\n"), Some(Format::BoltPreagg));
+        // A symbol list has no addresses; a line with a fourth field is not kallsyms.
+        assert_eq!(id(b"_Z3goov\nmain\n"), None);
+        assert_eq!(id(b"ffffffff81000000 T _stext extra\n"), None);
+        assert_eq!(id(b"\n\n"), None);
     }
 
     /// perf 6.1 `perf script` on this kernel named `ffffffff821f64a2` `__pi_memcpy` and

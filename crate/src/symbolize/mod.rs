@@ -27,7 +27,7 @@
 mod demangle;
 mod dwarf;
 mod elf;
-mod kallsyms;
+pub(crate) mod kallsyms;
 mod symbols;
 pub mod unwind;
 

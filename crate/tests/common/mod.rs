@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/corpus/`, beside the repository.
+/// `tests/corpus/`, the repository's copy of the corpus.
 pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus")
 }
 
 /// The bytes of a corpus file, by its path under the corpus.

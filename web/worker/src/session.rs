@@ -192,6 +192,11 @@ impl Session {
         let (data, detection) = {
             let input = pgolens::open(&raw).map_err(|e| e.to_string())?;
             let detection = match input.detect() {
+                // The core now detects kallsyms itself; it still takes the kallsyms path.
+                Ok(detection) if detection.format == Format::Kallsyms => {
+                    drop(input);
+                    return self.finish_kallsyms(raw);
+                }
                 Ok(detection) => detection,
                 Err(e) if matches!(e.kind, pgolens::ErrorKind::UnknownFormat) && is_kallsyms(&input.data) => {
                     drop(input);
@@ -877,17 +882,15 @@ mod tests {
         s
     }
 
-    fn corpus(path: &str) -> Option<Vec<u8>> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-        std::fs::read(root.join(path)).ok()
+    /// A file of the repository's corpus, `tests/corpus/`; a missing one fails the test.
+    fn corpus(path: &str) -> Vec<u8> {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(path);
+        std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
     }
 
     #[test]
     fn perf_data_has_stacks_named_by_dropped_binaries_and_kallsyms() {
-        let (Some(perf), Some(elf)) = (corpus("bolt-perf/cprog/cprog.fp.perf.data"), corpus("bolt-perf/cprog/cprog"))
-        else {
-            return;
-        };
+        let (perf, elf) = (corpus("bolt-perf/cprog/cprog.fp.perf.data"), corpus("bolt-perf/cprog/cprog"));
         let mut p = session("cprog.fp.perf.data", &perf);
         let mut steps = Vec::new();
         let opened = p.finish_with(&mut |done, total| steps.push((done, total))).unwrap();
@@ -955,7 +958,7 @@ mod tests {
 
     #[test]
     fn instrprof_files_offer_the_function_table_summary_and_details() {
-        let Some(bytes) = corpus("llvm/irpgo-progA/irpgo-progA.profdata") else { return };
+        let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
         let mut s = session("irpgo-progA.profdata", &bytes);
         let opened = s.finish().unwrap();
         assert!(opened.contains("\"views\":[\"dump\",\"functions\",\"summary\"]"), "{opened}");
@@ -990,7 +993,7 @@ mod tests {
             // drops the contexts outside it and lists the rest under each inlined function.
             ("llvm/memprof-progA/memprof-progA.memprofraw", 16),
         ] {
-            let Some(bytes) = corpus(path) else { continue };
+            let bytes = corpus(path);
             let mut s = session(path, &bytes);
             let opened = s.finish().unwrap();
             assert!(opened.contains("\"memprof\"]"), "{opened}");
@@ -1003,7 +1006,7 @@ mod tests {
             assert!(s.memprof_site(sites as u32).is_err());
             assert!(s.memprof("bogus", false, 0, 1).is_err());
         }
-        let Some(bytes) = corpus("llvm/irpgo-progA/irpgo-progA.profdata") else { return };
+        let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
         let mut s = session("irpgo-progA.profdata", &bytes);
         assert!(!s.finish().unwrap().contains("memprof"));
         assert!(s.memprof("TotalSize", true, 0, 1).is_err());
@@ -1011,11 +1014,8 @@ mod tests {
 
     #[test]
     fn a_correlated_raw_profile_is_decoded_with_the_session_of_its_binary() {
-        let (Some(raw), Some(elf)) =
-            (corpus("llvm/bincorr-progB/bincorr-progB.profraw"), corpus("llvm/bincorr-progB/bincorr-progB.elf"))
-        else {
-            return;
-        };
+        let (raw, elf) =
+            (corpus("llvm/bincorr-progB/bincorr-progB.profraw"), corpus("llvm/bincorr-progB/bincorr-progB.elf"));
         let mut s = session("bincorr-progB.profraw", &raw);
         let opened = s.finish().unwrap();
         assert!(opened.contains("\"viewsError\":") && opened.contains("binary"), "{opened}");
@@ -1093,7 +1093,7 @@ mod tests {
             ("bolt-perf/cprog/cprog.pipe.perf.data", "perf.data-pipe"),
             ("llvm/sample-basic/sample-basic.text.prof", "sample-text"),
         ] {
-            let Some(bytes) = corpus(path) else { continue };
+            let bytes = corpus(path);
             let mut s = session(path, &bytes);
             let opened = s.finish().unwrap();
             assert!(opened.contains(&alloc::format!("\"format\":\"{id}\"")), "{opened}");

@@ -249,9 +249,10 @@ mod tests {
         Detection::new(Format::SampleBinary)
     }
 
+    #[allow(clippy::panic)] // a missing corpus file fails the test, naming it
     fn corpus(path: &str) -> Vec<u8> {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/");
-        std::fs::read(alloc::format!("{root}{path}")).unwrap()
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/");
+        std::fs::read(alloc::format!("{root}{path}")).unwrap_or_else(|e| panic!("{root}{path}: {e}"))
     }
 
     /// ULEB128 of the ext-binary magic, as on disk.
