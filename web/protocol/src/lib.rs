@@ -300,6 +300,8 @@ pub struct Column {
     pub descending_first: bool,
     /// Counts also show their share of [`TablePage::weight`].
     pub share: bool,
+    /// The worker can sort by it.
+    pub sortable: bool,
     /// A short explanation, shown on hover of the header.
     pub help: Option<String>,
 }

@@ -1,178 +1,264 @@
-//! `pgolens-worker`: the decoders, exported to the page's Web Worker.
+//! `pgolens-worker`: the decoders behind the page's Web Worker.
 //!
-//! The worker's JS glue (`web/worker/worker.js`) owns one [`Session`] per open file.
-//! It streams the file into wasm memory without an intermediate copy: [`Session::slot`]
-//! grows the file and returns the address of the new bytes, which JS fills from the
-//! chunk it just read. Every failure comes back as a JS `Error` whose message is the
-//! decoder's (with its offset); nothing here panics on input.
+//! One [`Worker`] holds a [`session::Session`] per open document and speaks the
+//! typed protocol (`pgolens-protocol`): it takes each [`Envelope`] the page posts,
+//! answers it, and posts the [`FromWorker`] reply itself (bulk arrays transferred,
+//! not copied). The JS glue (`web/worker/worker.js`) only does what wasm cannot: it
+//! streams a dropped `File` into wasm memory without an intermediate copy
+//! ([`Worker::slot`] grows the document and returns the address JS fills), then
+//! calls [`Worker::finish`]. Nothing here panics on input.
 
 extern crate alloc;
 
 pub mod session;
 pub mod stacks;
 pub mod synthetic;
+pub mod tables;
 
-use wasm_bindgen::prelude::*;
+use alloc::collections::BTreeMap;
 
-#[wasm_bindgen]
-extern "C" {
-    /// `self.pgolensProgress(done, total)`, set by worker.js: posts decode progress.
-    #[wasm_bindgen(js_namespace = self, js_name = pgolensProgress)]
-    fn decode_progress(done: f64, total: f64);
+use pgolens_protocol::{DocId, Envelope, Failure, FromWorker, Reply, ReqId, Request};
+
+use session::Session;
+
+/// The open documents, and how a request about one is answered. Native code (the
+/// tests) calls [`Sessions::answer`]; the wasm [`Worker`] wraps it.
+#[derive(Default)]
+pub struct Sessions {
+    open: BTreeMap<DocId, Session>,
 }
 
-#[wasm_bindgen]
-pub struct Session(session::Session);
-
-#[wasm_bindgen]
-impl Session {
-    /// A session for a file of about `size` bytes (reserved up front).
-    #[wasm_bindgen(constructor)]
-    pub fn new(name: String, size: f64) -> Result<Session, JsError> {
-        session::Session::new(name, offset(size)).map(Session).map_err(|e| JsError::new(&e))
+impl Sessions {
+    pub fn insert(&mut self, doc: DocId, session: Session) {
+        self.open.insert(doc, session);
     }
 
-    /// Appends `len` bytes to the file and returns their address in wasm memory; the
-    /// caller writes them before making any other call.
-    pub fn slot(&mut self, len: usize) -> Result<usize, JsError> {
-        let slot = self.0.slot(len).map_err(|e| JsError::new(&e))?;
-        Ok(slot.as_mut_ptr() as usize)
+    pub fn get_mut(&mut self, doc: DocId) -> Result<&mut Session, Failure> {
+        self.open.get_mut(&doc).ok_or_else(|| Failure::new("this file is no longer open"))
     }
 
-    /// Decodes the file: JSON with the summary, the root node and its children.
-    pub fn finish(&mut self) -> Result<String, JsError> {
-        // JS numbers: exact for any count of records a file can hold.
-        #[allow(clippy::cast_precision_loss)]
-        let mut progress = |done: u64, total: u64| decode_progress(done as f64, total as f64);
-        self.0.finish_with(&mut progress).map_err(|e| JsError::new(&e))
+    /// The reply to `request` about `doc` (`None` for [`Request::Close`]).
+    pub fn answer(&mut self, doc: DocId, request: Request) -> Option<Reply> {
+        if request == Request::Close {
+            self.open.remove(&doc);
+            return None;
+        }
+        Some(self.reply(doc, request).unwrap_or_else(Reply::Failed))
     }
 
-    /// JSON array: the children of the node at `path`.
-    pub fn children(&mut self, path: &[u32]) -> Result<String, JsError> {
-        self.0.children(path).map_err(|e| JsError::new(&e))
+    fn reply(&mut self, doc: DocId, request: Request) -> Result<Reply, Failure> {
+        // Requests naming other documents borrow them while `doc` is out of the map.
+        if let Request::Correlate { binary } = request {
+            let mut session = self.open.remove(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
+            let result = match self.open.get(&binary) {
+                Some(elf) => session.correlate(elf).map(|views| Reply::Correlated {
+                    binary,
+                    binary_name: elf.name().into(),
+                    views,
+                }),
+                None => Err(Failure::new("the binary is no longer open")),
+            };
+            self.open.insert(doc, session);
+            return result;
+        }
+        if let Request::Symbolize { binaries } = &request {
+            let mut session = self.open.remove(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
+            let added = binaries.iter().try_for_each(|b| match self.open.get(b) {
+                Some(file) => session.symbolize_add(file),
+                None => Err(Failure::new("a binary is no longer open")),
+            });
+            let result = added.and_then(|()| session.symbolize());
+            self.open.insert(doc, session);
+            let (stacks, with) = result?;
+            return Ok(Reply::Symbolized { stacks, with });
+        }
+        let s = self.get_mut(doc)?;
+        Ok(match request {
+            Request::Children { path } => Reply::Children { nodes: s.children(&path)?, path },
+            Request::Bytes { start, end } => Reply::Bytes { start, bytes: s.bytes(start, end).into() },
+            Request::PathTo { offset } => {
+                let (path, levels) = s.path_to(offset)?;
+                Reply::Path { offset, path, levels }
+            }
+            Request::Table { query, start, count } => Reply::Table(s.table(&query, start, count)?),
+            Request::Summary => {
+                let (summary, cs_summary) = s.summary()?;
+                Reply::Summary { summary, cs_summary }
+            }
+            Request::Function { row } => Reply::Function(alloc::boxed::Box::new(s.function(row)?)),
+            Request::MemProfSite { site } => Reply::MemProfSite(alloc::boxed::Box::new(s.memprof_site(site)?)),
+            Request::Flame { samples, inverted } => {
+                let layout = s.flame(&samples, inverted)?;
+                Reply::Flame { samples, inverted, layout }
+            }
+            Request::Sandwich { samples, frame } => {
+                let (callers, callees) = s.sandwich(&samples, frame)?;
+                Reply::Sandwich { samples, frame, callers, callees }
+            }
+            Request::FrameNames => Reply::FrameNames(s.frame_names()?),
+            Request::Search { samples, pattern } => {
+                let found = s.search(&samples, &pattern)?;
+                Reply::Search { samples, pattern, found }
+            }
+            Request::Timeline { event, bins } => Reply::Timeline(s.timeline(event, bins)?),
+            Request::Correlate { .. } | Request::Symbolize { .. } | Request::Close => {
+                return Err(Failure::new("request handled above"));
+            }
+        })
     }
 
-    /// JSON: the path to the innermost node containing `offset`, with every level's children.
-    pub fn path_to(&mut self, offset_: f64) -> Result<String, JsError> {
-        self.0.path_to(offset(offset_)).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: a page of the function table (see `session::Session::functions`).
-    pub fn functions(
-        &mut self,
-        column: &str,
-        descending: bool,
-        filter: &str,
-        start: u32,
-        count: u32,
-    ) -> Result<String, JsError> {
-        self.0.functions(column, descending, filter, start, count).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: the profile summary.
-    pub fn summary(&mut self) -> Result<String, JsError> {
-        self.0.summary().map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: one function's detail, by table row id.
-    pub fn function(&mut self, id: u32) -> Result<String, JsError> {
-        self.0.function(id).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: a page of MemProf allocation sites (see `session::Session::memprof`).
-    pub fn memprof(&mut self, column: &str, descending: bool, start: u32, count: u32) -> Result<String, JsError> {
-        self.0.memprof(column, descending, start, count).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: one allocation site with its call stack.
-    pub fn memprof_site(&mut self, id: u32) -> Result<String, JsError> {
-        self.0.memprof_site(id).map_err(|e| JsError::new(&e))
-    }
-
-    /// Decodes this correlated raw profile with `binary`, the session of its ELF,
-    /// whose bytes are read in place in wasm memory. JSON: the views and the binary's name.
-    pub fn correlate(&mut self, binary: &Session) -> Result<String, JsError> {
-        self.0.correlate(&binary.0).map_err(|e| JsError::new(&e))
-    }
-
-    /// Adds an open ELF binary or kallsyms file to those this perf.data's frames
-    /// are named from (its bytes are shared in wasm memory, not copied).
-    pub fn symbolize_add(&mut self, binary: &Session) -> Result<(), JsError> {
-        self.0.symbolize_add(&binary.0).map_err(|e| JsError::new(&e))
-    }
-
-    /// Rebuilds this perf.data's call stacks with the files added. JSON:
-    /// `{"stacks":{...},"symbolizedWith":[names]}`.
-    pub fn symbolize(&mut self) -> Result<String, JsError> {
-        self.0.symbolize().map_err(|e| JsError::new(&e))
-    }
-
-    /// Lays out the flame graph (`inverted`: icicle) of `event`'s samples in `t0..t1`
-    /// (all when not `t0 < t1`); returns the number of rectangles.
-    pub fn flame(&mut self, event: u32, t0: f64, t1: f64, inverted: bool) -> Result<u32, JsError> {
-        let n = self.0.flame(event, t0, t1, inverted).map_err(|e| JsError::new(&e))?;
-        Ok(u32::try_from(n).unwrap_or(u32::MAX))
-    }
-
-    /// Lays out the callers (slot 1) and callees (slot 2) of `frame`.
-    pub fn sandwich(&mut self, event: u32, t0: f64, t1: f64, frame: u32) -> Result<(), JsError> {
-        self.0.sandwich(event, t0, t1, frame).map_err(|e| JsError::new(&e))
-    }
-
-    /// Float64Array: `[x0, width, self, frame]` per rectangle of slot `slot`, by depth then x.
-    pub fn flame_rects(&mut self, slot: u32) -> Result<Vec<f64>, JsError> {
-        self.0.flame_rects(slot as usize).map_err(|e| JsError::new(&e))
-    }
-
-    /// Uint32Array: where each depth's rectangles start, and the end.
-    pub fn flame_rows(&mut self, slot: u32) -> Result<Vec<u32>, JsError> {
-        self.0.flame_rows(slot as usize).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: one rectangle with its stack.
-    pub fn flame_node(&mut self, slot: u32, rect: u32) -> Result<String, JsError> {
-        self.0.flame_node(slot as usize, rect).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: every frame's name, dso and kind.
-    pub fn frame_names(&mut self) -> Result<String, JsError> {
-        self.0.frame_names().map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: a page of the stack functions table.
-    #[allow(clippy::too_many_arguments)]
-    pub fn stack_functions(
-        &mut self,
-        event: u32,
-        t0: f64,
-        t1: f64,
-        column: &str,
-        descending: bool,
-        filter: &str,
-        start: u32,
-        count: u32,
-    ) -> Result<String, JsError> {
-        self.0.stack_functions(event, t0, t1, column, descending, filter, start, count).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: the frames matching `pattern`, and the weight of the stacks holding one.
-    pub fn search(&mut self, event: u32, t0: f64, t1: f64, pattern: &str) -> Result<String, JsError> {
-        self.0.search(event, t0, t1, pattern).map_err(|e| JsError::new(&e))
-    }
-
-    /// JSON: `event`'s weight in `bins` time buckets.
-    pub fn timeline(&mut self, event: u32, bins: u32) -> Result<String, JsError> {
-        self.0.timeline(event, bins).map_err(|e| JsError::new(&e))
-    }
-
-    /// The decoded bytes in `start..end` (clipped).
-    pub fn bytes(&self, start: f64, end: f64) -> Vec<u8> {
-        self.0.bytes(offset(start), offset(end))
+    /// Answers one envelope: the message to post, if any.
+    pub fn handle(&mut self, envelope: Envelope) -> Option<FromWorker> {
+        let Envelope { doc, req, request } = envelope;
+        self.answer(doc, request).map(|reply| FromWorker { doc, req: Some(req), reply })
     }
 }
 
-/// JS numbers carry offsets; anything negative or not a number is 0, anything huge saturates.
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn offset(n: f64) -> u64 {
-    n as u64
+/// A reply to post for `req` (`None`: the open) of `doc`.
+pub fn message(doc: DocId, req: Option<ReqId>, reply: Reply) -> FromWorker {
+    FromWorker { doc, req, reply }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod wasm {
+    use alloc::string::String;
+
+    use pgolens_protocol::{wire, DocId, Envelope, Failure, FromWorker, OpenFile, Phase, Reply};
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+
+    use crate::session::Session;
+    use crate::{message, Sessions};
+
+    /// Posts `msg` to the page, its bulk arrays transferred.
+    fn post(msg: &FromWorker) {
+        let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        match wire::to_js(msg) {
+            Ok((value, transfer)) => {
+                let _ = scope.post_message_with_transfer(&value, &transfer);
+            }
+            Err(e) => {
+                let fallback = message(msg.doc, msg.req, Reply::Failed(Failure::new(alloc::format!("{e:?}"))));
+                if let Ok((value, _)) = wire::to_js(&fallback) {
+                    let _ = scope.post_message(&value);
+                }
+            }
+        }
+    }
+
+    fn fail_open(doc: DocId, failure: Failure) {
+        post(&message(doc, None, Reply::Failed(failure)));
+    }
+
+    #[wasm_bindgen]
+    #[derive(Default)]
+    pub struct Worker(Sessions);
+
+    #[wasm_bindgen]
+    impl Worker {
+        #[wasm_bindgen(constructor)]
+        pub fn new() -> Worker {
+            Worker::default()
+        }
+
+        /// Starts document `open.doc` of about `size` bytes (reserved up front);
+        /// returns its id, or `None` after posting why it cannot be opened.
+        pub fn open(&mut self, open: JsValue, size: f64) -> Option<DocId> {
+            let OpenFile { doc, name } = match wire::from_js::<OpenFile>(open) {
+                Ok(o) => o,
+                Err(e) => {
+                    fail_open(DocId::MAX, Failure::new(alloc::format!("not an open message: {e}")));
+                    return None;
+                }
+            };
+            match Session::new(name, offset(size)) {
+                Ok(session) => {
+                    self.0.insert(doc, session);
+                    Some(doc)
+                }
+                Err(e) => {
+                    fail_open(doc, e);
+                    None
+                }
+            }
+        }
+
+        /// Appends `len` bytes to `doc` and returns their address in wasm memory; the
+        /// caller writes them before making any other call. 0 after posting a failure.
+        pub fn slot(&mut self, doc: DocId, len: usize) -> usize {
+            match self.0.get_mut(doc).and_then(|s| s.slot(len).map(|slot| slot.as_mut_ptr() as usize)) {
+                Ok(address) => address,
+                Err(e) => {
+                    self.0.answer(doc, pgolens_protocol::Request::Close);
+                    fail_open(doc, e);
+                    0
+                }
+            }
+        }
+
+        /// Posts how much of `doc` has been read.
+        pub fn progress(&self, doc: DocId, loaded: f64, total: f64) {
+            post(&message(
+                doc,
+                None,
+                Reply::Progress { loaded: offset(loaded), total: offset(total), phase: Phase::Read },
+            ));
+        }
+
+        /// Decodes `doc` and posts what it opened as (or why it could not), with the
+        /// decoders' progress on the way (at most every 1% of their steps).
+        pub fn finish(&mut self, doc: DocId) {
+            post(&message(doc, None, Reply::Progress { loaded: 0, total: 0, phase: Phase::Decode }));
+            let mut reported = u64::MAX;
+            let mut progress = |done: u64, total: u64| {
+                let percent = done.saturating_mul(100).checked_div(total.max(1)).unwrap_or(0);
+                if percent != reported {
+                    reported = percent;
+                    post(&message(doc, None, Reply::Progress { loaded: done, total, phase: Phase::Decode }));
+                }
+            };
+            let opened = self.0.get_mut(doc).and_then(|s| s.finish_with(&mut progress));
+            match opened {
+                Ok(opened) => post(&message(doc, None, Reply::Opened(alloc::boxed::Box::new(opened)))),
+                Err(e) => {
+                    self.0.answer(doc, pgolens_protocol::Request::Close);
+                    fail_open(doc, e);
+                }
+            }
+        }
+
+        /// Forgets `doc` (a read cancelled because the page closed it).
+        pub fn close(&mut self, doc: DocId) {
+            self.0.answer(doc, pgolens_protocol::Request::Close);
+        }
+
+        /// Answers one posted [`Envelope`].
+        pub fn handle(&mut self, msg: JsValue) {
+            match wire::from_js::<Envelope>(msg) {
+                Ok(envelope) => {
+                    if let Some(reply) = self.0.handle(envelope) {
+                        post(&reply);
+                    }
+                }
+                Err(e) => {
+                    post(&message(DocId::MAX, None, Reply::Failed(Failure::new(alloc::format!("bad request: {e}")))))
+                }
+            }
+        }
+
+        /// Posts that a request (or, without `req`, the open) of `doc` failed outside
+        /// the decoders: a trap (a bug, said plainly) or a read error in JS.
+        pub fn fail(&mut self, doc: DocId, req: Option<f64>, message_: String) {
+            if req.is_none() {
+                self.0.answer(doc, pgolens_protocol::Request::Close);
+            }
+            post(&message(doc, req.map(offset), Reply::Failed(Failure::new(message_))));
+        }
+    }
+
+    /// JS numbers carry offsets; anything negative or not a number is 0, anything huge saturates.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    fn offset(n: f64) -> u64 {
+        n as u64
+    }
 }

@@ -1,30 +1,25 @@
-//! One open file in the worker: its bytes, its detection and the part of its dump
-//! tree built so far.
+//! One open file in the worker: its bytes, its detection, the part of its dump tree
+//! built so far, and the view models of its format. Every answer is a
+//! `pgolens_protocol` type; every failure a [`Failure`] with the decoder's message
+//! and, where the core gave one, its location.
 //!
 //! The tree is built lazily. `finish` builds what `pgolens::dump` builds (the root and
 //! the structures it decodes eagerly); a deferred node is expanded the first time the
 //! page asks for its children, or when `path_to` walks through it, and then stays
 //! cached here. The page only ever holds the levels it has shown.
 //!
-//! Everything the page receives is JSON text (parsed by the worker's JS glue). A node
-//! is sent without its children: `{"label","start","end","value"?,"deferred"?,"kids"}`
-//! where `kids` counts its built children (a deferred node has `"deferred":true` and
-//! `kids` 0 until it is expanded).
-//!
 //! Raw and indexed instrumentation profiles are also decoded into the view models
 //! (`pgolens::model`): the function table, the summary, one function's detail.
-//! The table is paged: the page asks for the rows it shows, under a sort order and
-//! a name filter; the last sorted and filtered orders (row-id arrays) are kept, so
-//! scrolling costs one page and typing in the filter one pass over the names.
-//! Counts and hashes are sent as decimal strings, as JS numbers lose bits past 2^53.
+//! Tables are paged ([`crate::tables`]): the page asks for the rows it shows, under a
+//! sort order and a name filter; the last sorted and filtered orders (row-id arrays)
+//! are kept, so scrolling costs one page and typing in the filter one pass over the
+//! names.
 
 use alloc::borrow::Cow;
 use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::fmt::Write;
 
-use pgolens::dump::write_json;
 use pgolens::formats::instrprof::{self, model::Profile};
 use pgolens::formats::perf::PerfData;
 use pgolens::model::detail::KIND_NAMES;
@@ -32,15 +27,35 @@ use pgolens::model::instrprof::{self as adapter, Names};
 use pgolens::model::memprof::{build_id_hex, Column as MemColumn, Sites};
 use pgolens::model::stacks::StackProfile;
 use pgolens::model::{Column, FunctionTable, Summary};
-use pgolens::symbolize::{Kallsyms, Symbolizer};
+use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
+use pgolens_protocol::{
+    Cell, CutoffEntry, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace, Found, FrameNames, Location,
+    MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo, TableId, TablePage, TableQuery,
+    Timeline, View,
+};
 
-use crate::stacks::{self, StacksView};
-use crate::synthetic;
+pub use pgolens_protocol::Failure;
+
+use crate::stacks::StacksView;
+use crate::{synthetic, tables};
 
 /// The most bytes one `bytes` call returns: the hex pane asks for a few KiB around
 /// what it shows, so this only guards against a runaway request.
 pub const MAX_WINDOW: u64 = 1 << 20;
+
+/// A decoder's error as the page gets it: its message (with where) and its location.
+pub fn failure(e: pgolens::Error) -> Failure {
+    let location = match e.location {
+        pgolens::error::Location::Offset(offset) => Location::Offset(offset),
+        pgolens::error::Location::Line { line, column } => Location::Line { line, column },
+    };
+    Failure { message: e.to_string(), location: Some(location) }
+}
+
+fn fail(message: impl Into<String>) -> Failure {
+    Failure::new(message)
+}
 
 pub struct Session {
     name: String,
@@ -61,8 +76,6 @@ struct Decoded {
     memprof: Option<MemProfView>,
     /// The call stacks of a format that has them.
     stacks: Option<StacksView>,
-    /// A `/proc/kallsyms` file: no format of its own, it only names kernel frames.
-    kallsyms: bool,
     /// The binaries and kallsyms files this perf.data is symbolized with.
     symbols: Vec<SymbolFile>,
 }
@@ -75,18 +88,17 @@ struct SymbolFile {
 }
 
 /// The call stacks of the formats that have them (`None` for the others),
-/// symbolized with `symbols`.
-/// `progress(done, total)` is called as the records are read.
+/// symbolized with `symbols`. `progress(done, total)` is called as the records are read.
 fn stacks_of(
     data: &[u8],
     detection: &Detection,
     symbols: &[SymbolFile],
     progress: &mut dyn FnMut(u64, u64),
-) -> Option<Result<StackProfile, String>> {
+) -> Option<Result<StackProfile, Failure>> {
     if !matches!(detection.format, Format::PerfData | Format::PerfDataPipe) {
         return None;
     }
-    Some(perf_stacks(data, symbols, progress).map_err(|e| e.to_string()))
+    Some(perf_stacks(data, symbols, progress).map_err(failure))
 }
 
 fn perf_stacks(
@@ -129,8 +141,8 @@ struct Views {
 
 impl Views {
     /// `binary`: the instrumented ELF of a correlated raw profile.
-    fn instrprof(data: &[u8], binary: Option<&[u8]>) -> Result<Views, String> {
-        let profile = instrprof::decode(data, binary).map_err(|e| e.to_string())?;
+    fn instrprof(data: &[u8], binary: Option<&[u8]>) -> Result<Views, Failure> {
+        let profile = instrprof::decode(data, binary).map_err(failure)?;
         let table = adapter::function_table(&profile);
         Ok(Views { profile, table, summaries: None, names: None, sorted: None, filtered: None })
     }
@@ -148,41 +160,80 @@ impl Views {
         }
         self.filtered.as_ref().map(|(_, _, _, o)| o.as_slice()).unwrap_or_default()
     }
+
+    /// A page of the function table.
+    fn table(&mut self, query: TableQuery, start: u64, count: u64) -> Result<TablePage, Failure> {
+        let column =
+            Column::from_id(&query.column).ok_or_else(|| fail(alloc::format!("no column {:?}", query.column)))?;
+        let total = self.table.len();
+        let order = self.order(column, query.descending, &query.filter).to_vec();
+        let table = &mut self.table;
+        Ok(tables::page(query, tables::function_columns(), total, None, &order, start, count, |&id| {
+            table.row(id).map(|row| tables::function_row(&row))
+        }))
+    }
+}
+
+/// The views a decoded document offers, in tab order, and the one it opens on.
+fn views_of(instrprof: bool, memprof: bool, stacks: bool) -> (Vec<View>, View) {
+    let mut views = alloc::vec![View::Dump];
+    if stacks {
+        views.extend([View::Flame, View::Functions]);
+    }
+    if instrprof {
+        views.extend([View::Functions, View::Summary]);
+    }
+    if memprof {
+        views.push(View::MemProf);
+    }
+    // The most useful view first: the flame graph of a recording, the functions of a profile.
+    let open_on = if stacks {
+        View::Flame
+    } else if instrprof {
+        View::Functions
+    } else {
+        View::Dump
+    };
+    (views, open_on)
 }
 
 impl Session {
     /// A session that will receive about `expected` bytes; reserves them up front so
     /// appending chunks never copies what was already read.
-    pub fn new(name: String, expected: u64) -> Result<Session, String> {
+    pub fn new(name: String, expected: u64) -> Result<Session, Failure> {
         let mut raw = Vec::new();
         let expected = usize::try_from(expected).map_err(|_| too_large(expected))?;
         raw.try_reserve_exact(expected).map_err(|_| too_large(expected as u64))?;
         Ok(Session { name, raw, decoded: None })
     }
 
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Grows the file by `len` bytes and returns them for the caller to fill.
-    pub fn slot(&mut self, len: usize) -> Result<&mut [u8], String> {
+    pub fn slot(&mut self, len: usize) -> Result<&mut [u8], Failure> {
         if self.decoded.is_some() {
-            return Err(String::from("the file was already decoded"));
+            return Err(fail("the file was already decoded"));
         }
         let old = self.raw.len();
         let new = old.checked_add(len).ok_or_else(|| too_large(u64::MAX))?;
         self.raw.try_reserve(len).map_err(|_| too_large(new as u64))?;
         self.raw.resize(new, 0);
-        self.raw.get_mut(old..).ok_or_else(|| String::from("slot outside the file"))
+        self.raw.get_mut(old..).ok_or_else(|| fail("slot outside the file"))
     }
 
-    /// Decodes the bytes read: detection and the first levels of the dump. Returns
-    /// the summary, the root and the root's children as JSON.
-    pub fn finish(&mut self) -> Result<String, String> {
+    /// Decodes the bytes read: detection, the first levels of the dump and the
+    /// format's views.
+    pub fn finish(&mut self) -> Result<Opened, Failure> {
         self.finish_with(&mut |_, _| {})
     }
 
     /// [`Session::finish`], calling `progress(done, total)` while the decoders that
     /// count their steps (a perf.data's stacks: records) run.
-    pub fn finish_with(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<String, String> {
+    pub fn finish_with(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Opened, Failure> {
         if self.decoded.is_some() {
-            return Err(String::from("the file was already decoded"));
+            return Err(fail("the file was already decoded"));
         }
         let raw = core::mem::take(&mut self.raw);
         let file_size = raw.len() as u64;
@@ -190,20 +241,8 @@ impl Session {
             return self.finish_synthetic(raw);
         }
         let (data, detection) = {
-            let input = pgolens::open(&raw).map_err(|e| e.to_string())?;
-            let detection = match input.detect() {
-                // The core now detects kallsyms itself; it still takes the kallsyms path.
-                Ok(detection) if detection.format == Format::Kallsyms => {
-                    drop(input);
-                    return self.finish_kallsyms(raw);
-                }
-                Ok(detection) => detection,
-                Err(e) if matches!(e.kind, pgolens::ErrorKind::UnknownFormat) && is_kallsyms(&input.data) => {
-                    drop(input);
-                    return self.finish_kallsyms(raw);
-                }
-                Err(e) => return Err(e.to_string()),
-            };
+            let input = pgolens::open(&raw).map_err(failure)?;
+            let detection = input.detect().map_err(failure)?;
             match input.data {
                 Cow::Owned(inflated) => (Some(inflated), detection),
                 Cow::Borrowed(_) => (None, detection),
@@ -211,24 +250,11 @@ impl Session {
         };
         // The compressed bytes are dropped here when the file was gzip.
         let data = Rc::new(data.unwrap_or(raw));
-        let mut root = pgolens::dump(&data, &detection).map_err(|e| e.to_string())?;
+        let mut root = pgolens::dump(&data, &detection).map_err(failure)?;
         expand(&data, &detection, &mut root)?;
 
-        let mut out = String::from("{\"name\":");
-        json_string(&self.name, &mut out);
-        out.push_str(",\"format\":");
-        json_string(detection.format.id(), &mut out);
-        out.push_str(",\"detection\":");
-        json_string(&detection.to_string(), &mut out);
-        match detection.version {
-            Some(v) => {
-                let _ = write!(out, ",\"version\":{v}");
-            }
-            None => out.push_str(",\"version\":null"),
-        }
-        let _ = write!(out, ",\"size\":{},\"fileSize\":{file_size},\"gzip\":{}", data.len(), detection.gzip);
-        // The views this format offers. A profile whose records cannot be decoded
-        // (a correlated raw profile without its binary) still has its dump.
+        // A profile whose records cannot be decoded (a correlated raw profile
+        // without its binary) still has its dump.
         let views = match detection.format {
             Format::InstrProfRaw | Format::InstrProfIndexed => Some(Views::instrprof(&data, None)),
             _ => None,
@@ -239,138 +265,55 @@ impl Session {
             _ => None,
         }
         .map(|sites| MemProfView { sites, sorted: None });
-        let memprof_view = if memprof.is_some() { ",\"memprof\"" } else { "" };
         let (stacks, stacks_error) = match stacks_of(&data, &detection, &[], progress) {
             Some(Ok(profile)) => (Some(StacksView::new(profile)), None),
             Some(Err(e)) => (None, Some(e)),
             None => (None, None),
         };
-        match &views {
-            Some(Ok(_)) => {
-                let _ = write!(out, ",\"views\":[\"dump\",\"functions\",\"summary\"{memprof_view}]");
-            }
-            Some(Err(e)) => {
-                out.push_str(",\"views\":[\"dump\"],\"viewsError\":");
-                json_string(e, &mut out);
-            }
-            None if stacks.is_some() => out.push_str(",\"views\":[\"dump\",\"flame\",\"functions\"]"),
-            None if stacks_error.is_some() => {
-                out.push_str(",\"views\":[\"dump\"],\"viewsError\":");
-                json_string(stacks_error.as_deref().unwrap_or_default(), &mut out);
-            }
-            None => {
-                let _ = write!(out, ",\"views\":[\"dump\"{memprof_view}]");
-            }
-        }
-        if let Some(st) = &stacks {
-            out.push_str(",\"stacks\":");
-            st.info_json(&mut out);
-        }
-        out.push_str(",\"root\":");
-        node_json(&root, &mut out);
-        out.push_str(",\"children\":");
-        children_json(&root, &mut out);
-        out.push('}');
-        self.decoded = Some(Decoded {
-            data,
+        let (views, views_error) = match views {
+            Some(Ok(v)) => (Some(v), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, stacks_error),
+        };
+        let (offered, open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some());
+        let summary = FileSummary {
+            name: self.name.clone(),
+            format: detection.format.id().to_string(),
+            detection: detection.to_string(),
+            version: detection.version,
+            size: data.len() as u64,
             file_size,
-            detection,
-            root,
-            views: views.and_then(Result::ok),
-            memprof,
-            stacks,
-            kallsyms: false,
-            symbols: Vec::new(),
-        });
-        Ok(out)
-    }
-
-    /// A `/proc/kallsyms` file, kept to name the kernel frames of perf.data files.
-    fn finish_kallsyms(&mut self, data: Vec<u8>) -> Result<String, String> {
-        let symbols = Kallsyms::parse(&data).map_err(|e| e.to_string())?.len();
-        let size = data.len() as u64;
-        let root = Node::new("kallsyms", 0, size).with_value(alloc::format!("{symbols} text symbols"));
-        let mut out = String::from("{\"name\":");
-        json_string(&self.name, &mut out);
-        let _ = write!(
-            out,
-            ",\"format\":\"kallsyms\",\"detection\":\"kallsyms ({symbols} text symbols)\",\"version\":null,\"size\":{size},\"fileSize\":{size},\"gzip\":false,\"views\":[\"dump\"]"
-        );
-        out.push_str(",\"root\":");
-        node_json(&root, &mut out);
-        out.push_str(",\"children\":[]}");
-        // The detection is never used: the root has no deferred children to expand.
-        let detection = Detection::new(Format::SampleText);
-        self.decoded = Some(Decoded {
-            data: Rc::new(data),
-            file_size: size,
-            detection,
-            root,
-            views: None,
-            memprof: None,
-            stacks: None,
-            kallsyms: true,
-            symbols: Vec::new(),
-        });
-        Ok(out)
-    }
-
-    /// Adds a binary (ELF) or kallsyms session to those this perf.data's frames are
-    /// named from; [`Session::symbolize`] then rebuilds the stacks. The bytes are
-    /// shared, not copied.
-    pub fn symbolize_add(&mut self, other: &Session) -> Result<(), String> {
-        let file = other.decoded.as_ref().ok_or_else(not_decoded)?;
-        let binary = matches!(file.detection.format, Format::Elf | Format::ElfWithBat) && !file.kallsyms;
-        if !binary && !file.kallsyms {
-            return Err(alloc::format!("{} is neither an ELF binary nor a kallsyms file", other.name));
-        }
-        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        if !decoded.symbols.iter().any(|s| s.name == other.name && Rc::ptr_eq(&s.data, &file.data)) {
-            decoded.symbols.push(SymbolFile {
-                name: other.name.clone(),
-                data: Rc::clone(&file.data),
-                kallsyms: file.kallsyms,
-            });
-        }
-        Ok(())
-    }
-
-    /// Rebuilds the call stacks with the files given to [`Session::symbolize_add`].
-    /// JSON: `{"stacks":{...},"symbolizedWith":[names]}`.
-    pub fn symbolize(&mut self) -> Result<String, String> {
-        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let profile = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols, &mut |_, _| {})
-            .ok_or_else(|| String::from("this file has no call stacks"))??;
-        let stacks = StacksView::new(profile);
-        let mut out = String::from("{\"stacks\":");
-        stacks.info_json(&mut out);
-        out.push_str(",\"symbolizedWith\":[");
-        for (i, file) in decoded.symbols.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json_string(&file.name, &mut out);
-        }
-        out.push_str("]}");
-        decoded.stacks = Some(stacks);
-        Ok(out)
+            gzip: detection.gzip,
+            views: offered,
+            open_on,
+            views_error,
+            stacks: stacks.as_ref().map(StacksView::info),
+        };
+        let opened = Opened { summary, root: node_info(&root), children: children(&root) };
+        self.decoded = Some(Decoded { data, file_size, detection, root, views, memprof, stacks, symbols: Vec::new() });
+        Ok(opened)
     }
 
     /// A synthetic stack profile (see [`synthetic`]): its views, and a dump of one node.
-    fn finish_synthetic(&mut self, data: Vec<u8>) -> Result<String, String> {
-        let stacks = StacksView::new(synthetic::parse(&data)?);
+    fn finish_synthetic(&mut self, data: Vec<u8>) -> Result<Opened, Failure> {
+        let stacks = StacksView::new(synthetic::parse(&data).map_err(fail)?);
         let size = data.len() as u64;
         let root = Node::new("pgolens-stacks (synthetic call stacks)", 0, size);
-        let mut out = String::from("{\"name\":");
-        json_string(&self.name, &mut out);
-        let _ = write!(
-            out,
-            ",\"format\":\"pgolens-stacks\",\"detection\":\"pgolens-stacks\",\"version\":null,\"size\":{size},\"fileSize\":{size},\"gzip\":false,\"views\":[\"dump\",\"flame\",\"functions\"],\"stacks\":"
-        );
-        stacks.info_json(&mut out);
-        out.push_str(",\"root\":");
-        node_json(&root, &mut out);
-        out.push_str(",\"children\":[]}");
+        let (views, open_on) = views_of(false, false, true);
+        let summary = FileSummary {
+            name: self.name.clone(),
+            format: String::from("pgolens-stacks"),
+            detection: String::from("pgolens-stacks"),
+            version: None,
+            size,
+            file_size: size,
+            gzip: false,
+            views,
+            open_on,
+            views_error: None,
+            stacks: Some(stacks.info()),
+        };
+        let opened = Opened { summary, root: node_info(&root), children: Vec::new() };
         // The detection is never used: the root has no deferred children to expand.
         let detection = Detection::new(Format::SampleText);
         self.decoded = Some(Decoded {
@@ -381,10 +324,37 @@ impl Session {
             views: None,
             memprof: None,
             stacks: Some(stacks),
-            kallsyms: false,
             symbols: Vec::new(),
         });
-        Ok(out)
+        Ok(opened)
+    }
+
+    /// Adds a binary (ELF) or kallsyms session to those this perf.data's frames are
+    /// named from; [`Session::symbolize`] then rebuilds the stacks. The bytes are
+    /// shared, not copied.
+    pub fn symbolize_add(&mut self, other: &Session) -> Result<(), Failure> {
+        let file = other.decoded.as_ref().ok_or_else(not_decoded)?;
+        let kallsyms = file.detection.format == Format::Kallsyms;
+        if !kallsyms && !matches!(file.detection.format, Format::Elf | Format::ElfWithBat) {
+            return Err(fail(alloc::format!("{} is neither an ELF binary nor a kallsyms file", other.name)));
+        }
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        if !decoded.symbols.iter().any(|s| s.name == other.name && Rc::ptr_eq(&s.data, &file.data)) {
+            decoded.symbols.push(SymbolFile { name: other.name.clone(), data: Rc::clone(&file.data), kallsyms });
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the call stacks with the files given to [`Session::symbolize_add`]:
+    /// the new stacks, and the names of the files used.
+    pub fn symbolize(&mut self) -> Result<(StacksInfo, Vec<String>), Failure> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        let profile = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols, &mut |_, _| {})
+            .ok_or_else(|| fail("this file has no call stacks"))??;
+        let stacks = StacksView::new(profile);
+        let info = stacks.info();
+        decoded.stacks = Some(stacks);
+        Ok((info, decoded.symbols.iter().map(|f| f.name.clone()).collect()))
     }
 
     /// The call stacks of the file, for formats that have them.
@@ -392,351 +362,225 @@ impl Session {
         self.decoded.as_ref()?.stacks.as_ref().map(|s| &s.profile)
     }
 
-    fn stacks(&mut self) -> Result<&mut StacksView, String> {
+    fn stacks(&mut self) -> Result<&mut StacksView, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        decoded.stacks.as_mut().ok_or_else(|| String::from("this file has no call stacks"))
+        decoded.stacks.as_mut().ok_or_else(|| fail("this file has no call stacks"))
     }
 
-    /// Lays out the flame graph (`inverted`: the icicle) of the samples of `event`
-    /// in `t0..t1` (all when not `t0 < t1`); returns the number of rectangles, which
-    /// [`Session::flame_rects`] and [`Session::flame_rows`] then return.
-    pub fn flame(&mut self, event: u32, t0: f64, t1: f64, inverted: bool) -> Result<usize, String> {
-        Ok(self.stacks()?.flame(&stacks::filter(event, t0, t1), inverted))
+    /// Lays out the flame graph (`inverted`: the icicle) of `samples`.
+    pub fn flame(&mut self, samples: &SampleFilter, inverted: bool) -> Result<FlameLayout, Failure> {
+        Ok(self.stacks()?.flame(samples, inverted))
     }
 
-    /// Lays out the callers and callees of `frame` into slots 1 and 2.
-    pub fn sandwich(&mut self, event: u32, t0: f64, t1: f64, frame: u32) -> Result<(), String> {
-        self.stacks()?.sandwich(&stacks::filter(event, t0, t1), frame)
+    /// Lays out the callers and the callees of `frame`.
+    pub fn sandwich(&mut self, samples: &SampleFilter, frame: u32) -> Result<(FlameLayout, FlameLayout), Failure> {
+        self.stacks()?.sandwich(samples, frame).map_err(fail)
     }
 
-    /// The rectangles of slot `slot` (0 flame graph, 1 callers, 2 callees): `[x0, width, self, frame]` each.
-    pub fn flame_rects(&mut self, slot: usize) -> Result<Vec<f64>, String> {
-        self.stacks()?.rects(slot)
+    /// The names of the frames on the stack of rectangle `rect` of layout `slot`
+    /// (see [`crate::stacks`]), from the root.
+    pub fn flame_stack(&mut self, slot: usize, rect: u32) -> Result<Vec<String>, Failure> {
+        self.stacks()?.stack_of(slot, rect).map_err(fail)
     }
 
-    /// Where each depth's rectangles start in [`Session::flame_rects`] (and the end).
-    pub fn flame_rows(&mut self, slot: usize) -> Result<Vec<u32>, String> {
-        self.stacks()?.rows(slot)
+    /// Every frame's name, dso and kind.
+    pub fn frame_names(&mut self) -> Result<FrameNames, Failure> {
+        Ok(self.stacks()?.names())
     }
 
-    /// JSON: one rectangle of slot `slot` with its stack (see `stacks::StacksView::node_json`).
-    pub fn flame_node(&mut self, slot: usize, rect: u32) -> Result<String, String> {
-        self.stacks()?.node_json(slot, rect)
+    /// The frames matching `pattern` and the weight of the stacks holding one.
+    pub fn search(&mut self, samples: &SampleFilter, pattern: &str) -> Result<Found, Failure> {
+        Ok(self.stacks()?.search(samples, pattern))
     }
 
-    /// JSON: every frame's name, dso and kind (see `stacks::StacksView::names_json`).
-    pub fn frame_names(&mut self) -> Result<String, String> {
-        Ok(self.stacks()?.names_json())
-    }
-
-    /// JSON: a page of the stack functions table (see `stacks::StacksView::functions_json`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn stack_functions(
-        &mut self,
-        event: u32,
-        t0: f64,
-        t1: f64,
-        column: &str,
-        descending: bool,
-        filter: &str,
-        start: u32,
-        count: u32,
-    ) -> Result<String, String> {
-        self.stacks()?.functions_json(stacks::filter(event, t0, t1), column, descending, filter, start, count)
-    }
-
-    /// JSON: the frames matching `pattern` and the weight of the stacks holding one.
-    pub fn search(&mut self, event: u32, t0: f64, t1: f64, pattern: &str) -> Result<String, String> {
-        Ok(self.stacks()?.search_json(&stacks::filter(event, t0, t1), pattern))
-    }
-
-    /// JSON: the weight of `event`'s samples in `bins` buckets over their whole time.
-    pub fn timeline(&mut self, event: u32, bins: u32) -> Result<String, String> {
-        Ok(self.stacks()?.timeline_json(event, bins))
+    /// The weight of `event`'s samples in `bins` buckets over their whole time.
+    pub fn timeline(&mut self, event: u32, bins: u32) -> Result<Timeline, Failure> {
+        Ok(self.stacks()?.timeline(event, bins))
     }
 
     /// Decodes a correlated raw profile that could not be decoded alone with its
     /// binary, the decoded file of `binary` (another session: its bytes are read in
-    /// place, not copied). Returns `{"views":[...],"correlatedWith":name}`.
-    pub fn correlate(&mut self, binary: &Session) -> Result<String, String> {
+    /// place, not copied). Returns the views it now offers.
+    pub fn correlate(&mut self, binary: &Session) -> Result<Vec<View>, Failure> {
         let elf = binary.decoded.as_ref().ok_or_else(not_decoded)?;
         if !matches!(elf.detection.format, Format::Elf | Format::ElfWithBat) {
-            return Err(alloc::format!("{} is not an ELF binary", binary.name));
+            return Err(fail(alloc::format!("{} is not an ELF binary", binary.name)));
         }
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
         if decoded.detection.format != Format::InstrProfRaw || decoded.views.is_some() {
-            return Err(String::from("only a correlated raw profile is decoded with a binary"));
+            return Err(fail("only a correlated raw profile is decoded with a binary"));
         }
-        let views = Views::instrprof(&decoded.data, Some(&elf.data))?;
-        decoded.views = Some(views);
-        let mut out = String::from("{\"views\":[\"dump\",\"functions\",\"summary\"],\"correlatedWith\":");
-        json_string(&binary.name, &mut out);
-        out.push('}');
-        Ok(out)
+        decoded.views = Some(Views::instrprof(&decoded.data, Some(&elf.data))?);
+        Ok(views_of(true, decoded.memprof.is_some(), false).0)
     }
 
-    fn views(&mut self) -> Result<&mut Views, String> {
+    fn views(&mut self) -> Result<&mut Views, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        decoded.views.as_mut().ok_or_else(|| String::from("this file has no function table"))
+        decoded.views.as_mut().ok_or_else(|| fail("this file has no function table"))
     }
 
-    /// A page of the function table: the rows `start..start+count` of the rows whose
-    /// names contain `filter`, ordered by `column`. JSON:
-    /// `{"total","matching","start","rows":[{"id","name","demangled"?,"cs"?,"hash"?,
-    /// "counters"?,"entry"?,"max"?,"total"?,"nonzero"?}]}`; `nonzero` is the share
-    /// of non-zero counters (0 to 1), the other numbers are decimal strings.
-    pub fn functions(
-        &mut self,
-        column: &str,
-        descending: bool,
-        filter: &str,
-        start: u32,
-        count: u32,
-    ) -> Result<String, String> {
-        let column = Column::from_id(column).ok_or_else(|| alloc::format!("no column {column:?}"))?;
-        let views = self.views()?;
-        let total = views.table.len();
-        let order = views.order(column, descending, filter);
-        let matching = order.len();
-        let from = (start as usize).min(matching);
-        let page = order.get(from..).unwrap_or_default().iter().take(count as usize);
-        let mut out = alloc::format!("{{\"total\":{total},\"matching\":{matching},\"start\":{from},\"rows\":[");
-        let ids: Vec<u32> = page.copied().collect();
-        for (i, id) in ids.into_iter().enumerate() {
-            let Some(row) = views.table.row(id) else { continue };
-            if i > 0 {
-                out.push(',');
-            }
-            let _ = write!(out, "{{\"id\":{id},\"name\":");
-            json_string(&String::from_utf8_lossy(row.raw), &mut out);
-            if let Some(d) = row.demangled {
-                out.push_str(",\"demangled\":");
-                json_string(d, &mut out);
-            }
-            if row.flags & pgolens::model::functions::FLAG_CONTEXT_SENSITIVE != 0 {
-                out.push_str(",\"cs\":true");
-            }
-            let st = row.stats;
-            if let Some(h) = st.hash {
-                let _ = write!(out, ",\"hash\":\"{h:#018x}\"");
-            }
-            for (key, value) in [("counters", st.counters), ("entry", st.entry), ("max", st.max), ("total", st.total)] {
-                if let Some(v) = value {
-                    let _ = write!(out, ",\"{key}\":\"{v}\"");
-                }
-            }
-            if let Some(share) = st.share() {
-                let _ = write!(out, ",\"nonzero\":{share}");
-            }
-            out.push('}');
+    /// Rows `start..start + count` of one of the document's tables under `query`.
+    pub fn table(&mut self, query: &TableQuery, start: u64, count: u64) -> Result<TablePage, Failure> {
+        match query.table {
+            TableId::Functions => self.views()?.table(tables::resolved(query), start, count),
+            TableId::StackFunctions => self.stacks()?.table(query, start, count).map_err(fail),
+            TableId::MemProf => self.memprof_table(tables::resolved(query), start, count),
         }
-        out.push_str("]}");
-        Ok(out)
     }
 
-    /// The profile summary: `{"summary":{...},"csSummary":{...}|null}` where a summary
-    /// is `{"functions","counts","total","maxCount","maxFunction","maxInternal",
-    /// "detailed":[{"cutoff","min","counts"}]}` (`cutoff` in parts per million).
-    pub fn summary(&mut self) -> Result<String, String> {
+    /// The profile summary and, for context-sensitive profiles, the CS records' one.
+    pub fn summary(&mut self) -> Result<(ProfileSummary, Option<ProfileSummary>), Failure> {
         let views = self.views()?;
         let profile = &views.profile;
         let (summary, cs_summary) = views.summaries.get_or_insert_with(|| {
             let cs = profile.is_context_sensitive().then(|| adapter::summary(profile, true));
             (adapter::summary(profile, false), cs)
         });
-        let mut out = String::from("{\"summary\":");
-        summary_json(summary, &mut out);
-        out.push_str(",\"csSummary\":");
-        match cs_summary {
-            Some(s) => summary_json(s, &mut out),
-            None => out.push_str("null"),
-        }
-        out.push('}');
-        Ok(out)
+        Ok((profile_summary(summary), cs_summary.as_ref().map(profile_summary)))
     }
 
-    /// One function in full, by its table row id: `{"id","name","demangled"?,"hash",
-    /// "counters":[...],"bitmap":[...],"sites":[{"kind","index","targets":[{"value",
-    /// "name"?,"count"}]}],"traces":[{"trace","weight","position","length"}]}`.
-    pub fn function(&mut self, id: u32) -> Result<String, String> {
+    /// One function in full, by its table row id.
+    pub fn function(&mut self, id: u32) -> Result<FnDetail, Failure> {
         let views = self.views()?;
         let names = views.names.get_or_insert_with(|| Names::new(&views.profile));
-        let detail =
-            adapter::function_detail(&views.profile, names, id).ok_or_else(|| alloc::format!("no function {id}"))?;
-        let mut out = alloc::format!("{{\"id\":{id},\"name\":");
-        json_string(&String::from_utf8_lossy(&detail.name), &mut out);
-        if let Some(d) = &detail.demangled {
-            out.push_str(",\"demangled\":");
-            json_string(d, &mut out);
-        }
-        if let Some(h) = detail.hash {
-            let _ = write!(out, ",\"hash\":\"{h:#018x}\"");
-        }
-        out.push_str(",\"counters\":[");
-        for (i, c) in detail.counters.iter().enumerate() {
-            let _ = write!(out, "{}\"{c}\"", if i > 0 { "," } else { "" });
-        }
-        out.push_str("],\"bitmap\":[");
-        for (i, b) in detail.bitmap.iter().enumerate() {
-            let _ = write!(out, "{}{b}", if i > 0 { "," } else { "" });
-        }
-        out.push_str("],\"sites\":[");
-        for (i, site) in detail.sites.iter().enumerate() {
-            let kind = KIND_NAMES.get(site.kind).copied().unwrap_or("value");
-            let _ = write!(
-                out,
-                "{}{{\"kind\":\"{kind}\",\"index\":{},\"targets\":[",
-                if i > 0 { "," } else { "" },
-                site.index
-            );
-            for (j, t) in site.targets.iter().enumerate() {
-                let _ = write!(
-                    out,
-                    "{}{{\"value\":\"{}\",\"count\":\"{}\"",
-                    if j > 0 { "," } else { "" },
-                    t.value,
-                    t.count
-                );
-                if let Some(name) = &t.name {
-                    out.push_str(",\"name\":");
-                    json_string(&String::from_utf8_lossy(name), &mut out);
-                    if let Some(d) = pgolens::model::demangle::demangle(name) {
-                        out.push_str(",\"demangled\":");
-                        json_string(&d, &mut out);
-                    }
-                }
-                out.push('}');
-            }
-            out.push_str("]}");
-        }
-        out.push_str("],\"traces\":[");
-        for (i, t) in detail.traces.iter().enumerate() {
-            let _ = write!(
-                out,
-                "{}{{\"trace\":{},\"weight\":\"{}\",\"position\":{},\"length\":{}}}",
-                if i > 0 { "," } else { "" },
-                t.trace,
-                t.weight,
-                t.position,
-                t.length
-            );
-        }
-        out.push_str("]}");
-        Ok(out)
+        let detail = adapter::function_detail(&views.profile, names, id)
+            .ok_or_else(|| fail(alloc::format!("no function {id}")))?;
+        Ok(FnDetail {
+            id,
+            name: String::from_utf8_lossy(&detail.name).into_owned(),
+            demangled: detail.demangled.clone(),
+            hash: detail.hash,
+            counters: detail.counters.clone(),
+            bitmap: detail.bitmap.clone(),
+            sites: detail
+                .sites
+                .iter()
+                .map(|site| FnSite {
+                    kind: KIND_NAMES.get(site.kind).copied().unwrap_or("value").to_string(),
+                    index: u32::try_from(site.index).unwrap_or(u32::MAX),
+                    targets: site
+                        .targets
+                        .iter()
+                        .map(|t| FnTarget {
+                            value: t.value,
+                            name: t.name.as_ref().map(|n| String::from_utf8_lossy(n).into_owned()),
+                            demangled: t.name.as_ref().and_then(|n| pgolens::model::demangle::demangle(n)),
+                            count: t.count,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            traces: detail
+                .traces
+                .iter()
+                .map(|t| FnTrace {
+                    trace: u32::try_from(t.trace).unwrap_or(u32::MAX),
+                    weight: t.weight,
+                    position: t.position as u64,
+                    length: t.length as u64,
+                })
+                .collect(),
+        })
     }
 
-    fn memprof_view(&mut self) -> Result<&mut MemProfView, String> {
+    fn memprof_view(&mut self) -> Result<&mut MemProfView, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        decoded.memprof.as_mut().ok_or_else(|| String::from("this file has no MemProf data"))
+        decoded.memprof.as_mut().ok_or_else(|| fail("this file has no MemProf data"))
     }
 
-    /// A page of the MemProf allocation sites, ordered by `column`:
-    /// `{"total","start","raw","columns":[ids],"rows":[{"id","guid"?,"name"?,
-    /// "demangled"?,"leaf"?,"depth",<column id>:"value",...}]}`. `guid` is the
-    /// record's function, `leaf` (raw) the allocation's return address in hex;
-    /// values are decimal strings, absent where the schema lacks the field.
-    pub fn memprof(&mut self, column: &str, descending: bool, start: u32, count: u32) -> Result<String, String> {
-        let column = MemColumn::from_id(column).ok_or_else(|| alloc::format!("no MemProf column {column:?}"))?;
+    /// A page of the MemProf allocation sites: a name column (the record's
+    /// function, or a raw profile's leaf return address), then the metrics the
+    /// profile has.
+    fn memprof_table(&mut self, query: TableQuery, start: u64, count: u64) -> Result<TablePage, Failure> {
+        let column = MemColumn::from_id(&query.column)
+            .ok_or_else(|| fail(alloc::format!("no MemProf column {:?}", query.column)))?;
         let view = self.memprof_view()?;
-        if !matches!(&view.sorted, Some((c, d, _)) if *c == column && *d == descending) {
-            view.sorted = Some((column, descending, view.sites.sorted(column, descending)));
+        if !matches!(&view.sorted, Some((c, d, _)) if *c == column && *d == query.descending) {
+            view.sorted = Some((column, query.descending, view.sites.sorted(column, query.descending)));
         }
         let sites = &view.sites;
         let order = view.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
-        let total = order.len();
-        let from = (start as usize).min(total);
-        let mut out = alloc::format!("{{\"total\":{total},\"start\":{from},\"raw\":{},\"columns\":[", sites.raw);
-        for (i, c) in sites.columns().into_iter().enumerate() {
-            let _ = write!(out, "{}\"{}\"", if i > 0 { "," } else { "" }, c.id());
-        }
-        out.push_str("],\"rows\":[");
-        for (i, &id) in order.get(from..).unwrap_or_default().iter().take(count as usize).enumerate() {
-            let Some(site) = sites.site(id) else { continue };
-            let _ = write!(out, "{}{{\"id\":{id}", if i > 0 { "," } else { "" });
-            if let Some(guid) = site.function {
-                guid_json(sites, guid, &mut out);
-            }
-            if let Some(pc) = site.frames.first().and_then(|f| f.address) {
-                let _ = write!(out, ",\"leaf\":\"{pc:#x}\"");
-            }
-            for c in MemColumn::ALL {
-                if let Some(v) = site.metric(c) {
-                    let _ = write!(out, ",\"{}\":\"{v}\"", c.id());
-                }
-            }
-            out.push('}');
-        }
-        out.push_str("]}");
-        Ok(out)
-    }
-
-    /// One allocation site in full: `{"id","guid"?,"name"?,"demangled"?,"profile",
-    /// "frames":[{"guid"?,"name"?,"demangled"?,"line","column","inline"} |
-    /// {"address","buildId"?,"moduleOffset"?}],"fields":[["name","value"]],
-    /// "histogram":["count"]}`, frames leaf first.
-    pub fn memprof_site(&mut self, id: u32) -> Result<String, String> {
-        let sites = &self.memprof_view()?.sites;
-        let site = sites.site(id).ok_or_else(|| alloc::format!("no allocation site {id}"))?;
-        let mut out = alloc::format!("{{\"id\":{id},\"profile\":{}", site.profile);
-        if let Some(guid) = site.function {
-            guid_json(sites, guid, &mut out);
-        }
-        out.push_str(",\"frames\":[");
-        for (i, f) in site.frames.iter().enumerate() {
-            out.push_str(if i > 0 { ",{" } else { "{" });
-            if let Some(pc) = f.address {
-                let _ = write!(out, "\"address\":\"{pc:#x}\"");
-                let segment = f.segment.and_then(|s| sites.segments.get(s as usize));
-                if let Some(seg) = segment {
-                    let _ = write!(out, ",\"buildId\":\"{}\"", build_id_hex(seg));
-                    if let Some(off) = pc.checked_sub(seg.offset) {
-                        let _ = write!(out, ",\"moduleOffset\":\"{off:#x}\"");
+        let has = sites.columns();
+        let shown: Vec<MemColumn> = tables::MEMPROF_SHOWN.into_iter().filter(|c| has.contains(c)).collect();
+        let columns = tables::memprof_columns(&has, sites.raw);
+        Ok(tables::page(query, columns, order.len(), None, order, start, count, |&id| {
+            let site = sites.site(id)?;
+            let name = match site.function {
+                Some(guid) => guid_cell(sites, guid),
+                None => {
+                    let leaf = site.frames.first().and_then(|f| f.address);
+                    Cell::Name {
+                        text: leaf.map(|pc| alloc::format!("{pc:#x}")).unwrap_or_default(),
+                        raw: None,
+                        tag: None,
                     }
                 }
-            } else {
-                let _ = write!(out, "\"line\":{},\"column\":{},\"inline\":{}", f.line_offset, f.column, f.is_inline);
-                if let Some(guid) = f.function {
-                    guid_json(sites, guid, &mut out);
+            };
+            let mut cells = alloc::vec![name];
+            cells.extend(shown.iter().map(|&c| site.metric(c).map_or(Cell::Empty, Cell::Count)));
+            Some(Row { id, cells })
+        }))
+    }
+
+    /// One allocation site in full, frames leaf first.
+    pub fn memprof_site(&mut self, id: u32) -> Result<MemSite, Failure> {
+        let sites = &self.memprof_view()?.sites;
+        let site = sites.site(id).ok_or_else(|| fail(alloc::format!("no allocation site {id}")))?;
+        let (name, demangled) = names_of(sites, site.function);
+        let frames = site
+            .frames
+            .iter()
+            .map(|f| match f.address {
+                Some(pc) => {
+                    let segment = f.segment.and_then(|s| sites.segments.get(s as usize));
+                    MemFrame {
+                        address: Some(pc),
+                        build_id: segment.map(build_id_hex),
+                        module_offset: segment.and_then(|seg| pc.checked_sub(seg.offset)),
+                        ..MemFrame::default()
+                    }
                 }
-            }
-            out.push('}');
-        }
-        out.push_str("],\"fields\":[");
-        for (i, (meta, value)) in site.info.fields.iter().enumerate() {
-            let name = meta.name().map_or_else(|| alloc::format!("field {}", meta.0), String::from);
-            let _ = write!(out, "{}[", if i > 0 { "," } else { "" });
-            json_string(&name, &mut out);
-            let _ = write!(out, ",\"{value}\"]");
-        }
-        out.push_str("],\"histogram\":[");
-        for (i, c) in site.info.histogram.iter().enumerate() {
-            let _ = write!(out, "{}\"{c}\"", if i > 0 { "," } else { "" });
-        }
-        out.push_str("]}");
-        Ok(out)
+                None => {
+                    let (name, demangled) = names_of(sites, f.function);
+                    MemFrame {
+                        guid: f.function,
+                        name,
+                        demangled,
+                        line: f.line_offset,
+                        column: f.column,
+                        inline: f.is_inline,
+                        ..MemFrame::default()
+                    }
+                }
+            })
+            .collect();
+        let fields = site
+            .info
+            .fields
+            .iter()
+            .map(|(meta, value)| (meta.name().map_or_else(|| alloc::format!("field {}", meta.0), String::from), *value))
+            .collect();
+        Ok(MemSite { id, guid: site.function, name, demangled, frames, fields, histogram: site.info.histogram.clone() })
     }
 
     /// The children of the node at `path` (child indices from the root), expanding
-    /// it when it is deferred. A JSON array of nodes.
-    pub fn children(&mut self, path: &[u32]) -> Result<String, String> {
+    /// it when it is deferred.
+    pub fn children(&mut self, path: &[u32]) -> Result<Vec<NodeInfo>, Failure> {
         let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let mut node = root;
         for &i in path {
-            node = node.children.get_mut(i as usize).ok_or_else(|| String::from("no such node in the dump"))?;
+            node = node.children.get_mut(i as usize).ok_or_else(|| fail("no such node in the dump"))?;
         }
         expand(data, detection, node)?;
-        let mut out = String::new();
-        children_json(node, &mut out);
-        Ok(out)
+        Ok(children(node))
     }
 
     /// The path to the innermost node containing `offset`, expanding deferred nodes on
-    /// the way, with the children of every node it passes through:
-    /// `{"path":[i,...],"levels":[[nodes of the root],[nodes of root.i],...]}`.
-    pub fn path_to(&mut self, offset: u64) -> Result<String, String> {
+    /// the way, with the children of every node it passes through (the root's first).
+    pub fn path_to(&mut self, offset: u64) -> Result<(Vec<u32>, Vec<Vec<NodeInfo>>), Failure> {
         let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let mut path = String::new();
-        let mut levels = String::new();
+        let mut path = Vec::new();
+        let mut levels = Vec::new();
         let mut node = root;
         loop {
             expand(data, detection, node)?;
@@ -746,18 +590,14 @@ impl Session {
             if !inside {
                 break;
             }
-            if !path.is_empty() {
-                path.push(',');
-                levels.push(',');
-            }
-            let _ = write!(path, "{i}");
-            children_json(node, &mut levels);
+            path.push(u32::try_from(i).unwrap_or(u32::MAX));
+            levels.push(children(node));
             match node.children.get_mut(i) {
                 Some(child) => node = child,
                 None => break,
             }
         }
-        Ok(alloc::format!("{{\"path\":[{path}],\"levels\":[{levels}]}}"))
+        Ok((path, levels))
     }
 
     /// The decoded bytes in `start..end`, clipped to the content and to [`MAX_WINDOW`].
@@ -779,97 +619,73 @@ impl Session {
 }
 
 /// Builds the children of a deferred node, tiled like every other level.
-/// Whether an input no format claims is a `/proc/kallsyms` listing.
-fn is_kallsyms(data: &[u8]) -> bool {
-    Kallsyms::parse(data).is_ok_and(|k| !k.is_empty())
-}
-
-fn expand(data: &[u8], detection: &Detection, node: &mut Node) -> Result<(), String> {
+fn expand(data: &[u8], detection: &Detection, node: &mut Node) -> Result<(), Failure> {
     if let Some(deferred) = node.deferred {
-        let children = pgolens::expand(data, detection, &deferred).map_err(|e| e.to_string())?;
+        let children = pgolens::expand(data, detection, &deferred).map_err(failure)?;
         node.children = children;
-        node.tile().map_err(|e| e.to_string())?;
+        node.tile().map_err(failure)?;
         node.deferred = None;
     }
     Ok(())
 }
 
-/// One node without its children, plus `kids`: how many it has built.
-fn node_json(node: &Node, out: &mut String) {
-    let mut head = Node::new(node.label.clone(), node.start, node.end);
-    head.value.clone_from(&node.value);
-    head.deferred = node.deferred;
-    write_json(&head, out);
-    out.pop(); // the closing brace
-    let _ = write!(out, ",\"kids\":{}}}", node.children.len());
+/// One node without its children.
+fn node_info(node: &Node) -> NodeInfo {
+    NodeInfo {
+        label: node.label.to_string(),
+        value: node.value.as_ref().map(ToString::to_string),
+        start: node.start,
+        end: node.end,
+        has_children: !node.children.is_empty() || node.deferred.is_some(),
+    }
 }
 
-fn children_json(node: &Node, out: &mut String) {
-    out.push('[');
-    for (i, child) in node.children.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+fn children(node: &Node) -> Vec<NodeInfo> {
+    node.children.iter().map(node_info).collect()
+}
+
+/// A function's raw and demangled names, where the profile names it.
+fn names_of(sites: &Sites, guid: Option<u64>) -> (Option<String>, Option<String>) {
+    let Some(name) = guid.and_then(|g| sites.name(g)) else { return (None, None) };
+    (Some(String::from_utf8_lossy(name).into_owned()), pgolens::model::demangle::demangle(name))
+}
+
+/// A MemProf row's function: its demangled name, the raw one on hover, else its GUID.
+fn guid_cell(sites: &Sites, guid: u64) -> Cell {
+    match names_of(sites, Some(guid)) {
+        (Some(raw), demangled) => {
+            Cell::Name { text: demangled.unwrap_or_else(|| raw.clone()), raw: Some(raw), tag: None }
         }
-        node_json(child, out);
-    }
-    out.push(']');
-}
-
-/// `,"guid":"0x…"` and, where the profile names it, `,"name"` and `,"demangled"`.
-fn guid_json(sites: &Sites, guid: u64, out: &mut String) {
-    let _ = write!(out, ",\"guid\":\"{guid:#018x}\"");
-    if let Some(name) = sites.name(guid) {
-        out.push_str(",\"name\":");
-        json_string(&String::from_utf8_lossy(name), out);
-        if let Some(d) = pgolens::model::demangle::demangle(name) {
-            out.push_str(",\"demangled\":");
-            json_string(&d, out);
-        }
+        _ => Cell::Name { text: alloc::format!("{guid:#018x}"), raw: None, tag: None },
     }
 }
 
-fn summary_json(s: &Summary, out: &mut String) {
-    let _ = write!(
-        out,
-        "{{\"functions\":\"{}\",\"counts\":\"{}\",\"total\":\"{}\",\"maxCount\":\"{}\",\"maxFunction\":\"{}\",\"maxInternal\":\"{}\",\"detailed\":[",
-        s.num_functions, s.num_counts, s.total_count, s.max_count, s.max_function_count, s.max_internal_count
-    );
-    for (i, e) in s.detailed.iter().enumerate() {
-        let comma = if i > 0 { "," } else { "" };
-        let _ = write!(
-            out,
-            "{comma}{{\"cutoff\":{},\"min\":\"{}\",\"counts\":\"{}\"}}",
-            e.cutoff, e.min_count, e.num_counts
-        );
+fn profile_summary(s: &Summary) -> ProfileSummary {
+    ProfileSummary {
+        functions: s.num_functions,
+        counts: s.num_counts,
+        total: s.total_count,
+        max_count: s.max_count,
+        max_function: s.max_function_count,
+        max_internal: s.max_internal_count,
+        detailed: s
+            .detailed
+            .iter()
+            .map(|e| CutoffEntry { cutoff: e.cutoff, min_count: e.min_count, num_counts: e.num_counts })
+            .collect(),
     }
-    out.push_str("]}");
 }
 
-pub(crate) fn json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+fn too_large(size: u64) -> Failure {
+    fail(alloc::format!("the file ({size} bytes) does not fit in the browser's memory for WebAssembly"))
 }
 
-fn too_large(size: u64) -> String {
-    alloc::format!("the file ({size} bytes) does not fit in the browser's memory for WebAssembly")
-}
-
-fn not_decoded() -> String {
-    String::from("the file is not decoded yet")
+fn not_decoded() -> Failure {
+    fail("the file is not decoded yet")
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -888,6 +704,17 @@ mod tests {
         std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
     }
 
+    fn query(table: TableId, column: &str, descending: bool, filter: &str) -> TableQuery {
+        TableQuery { table, column: column.into(), descending, filter: filter.into(), samples: None }
+    }
+
+    fn name_of(cell: &Cell) -> &str {
+        match cell {
+            Cell::Name { text, .. } => text,
+            other => panic!("not a name: {other:?}"),
+        }
+    }
+
     #[test]
     fn perf_data_has_stacks_named_by_dropped_binaries_and_kallsyms() {
         let (perf, elf) = (corpus("bolt-perf/cprog/cprog.fp.perf.data"), corpus("bolt-perf/cprog/cprog"));
@@ -897,11 +724,14 @@ mod tests {
         // Progress over the records, ending with all of them.
         assert!(steps.len() >= 2 && steps.windows(2).all(|w| w[0].0 <= w[1].0), "{steps:?}");
         assert!(steps.last().is_some_and(|&(done, total)| done == total && total > 0), "{steps:?}");
-        assert!(opened.contains("\"views\":[\"dump\",\"flame\",\"functions\"]"), "{opened}");
+        assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::Functions]);
+        // A recording opens on its flame graph.
+        assert_eq!(opened.summary.open_on, View::Flame);
         // perf report: "Samples: 469 of event 'cpu-clock'".
-        assert!(opened.contains("\"events\":[\"cpu-clock\"]") && opened.contains("\"samples\":469"), "{opened}");
-        let names = p.frame_names().unwrap();
-        assert!(names.contains("cprog+0x129d") && !names.contains("hot_loop"), "{names}");
+        let stacks = opened.summary.stacks.unwrap();
+        assert_eq!((stacks.events.as_slice(), stacks.samples), (&[String::from("cpu-clock")][..], 469));
+        let names = p.frame_names().unwrap().names;
+        assert!(names.iter().any(|n| n == "cprog+0x129d") && !names.iter().any(|n| n == "hot_loop"), "{names:?}");
 
         let mut e = session("cprog", &elf);
         e.finish().unwrap();
@@ -909,15 +739,15 @@ mod tests {
         let mut k =
             session("kallsyms", b"ffffffff8158c320 T next_uptodate_folio\nffffffff8158c600 T filemap_map_pages\n");
         let kopened = k.finish().unwrap();
-        assert!(kopened.contains("\"format\":\"kallsyms\""), "{kopened}");
+        assert_eq!(kopened.summary.format, "kallsyms");
         p.symbolize_add(&e).unwrap();
         p.symbolize_add(&k).unwrap();
         assert!(p.symbolize_add(&p_clone_text()).is_err());
-        let done = p.symbolize().unwrap();
-        assert!(done.contains("\"symbolizedWith\":[\"cprog\",\"kallsyms\"]"), "{done}");
-        let names = p.frame_names().unwrap();
-        assert!(names.contains("hot_loop") && names.contains("next_uptodate_folio"), "{names}");
-        assert!(!names.contains("cprog+0x129d"), "{names}");
+        let (_, with) = p.symbolize().unwrap();
+        assert_eq!(with, ["cprog", "kallsyms"]);
+        let names = p.frame_names().unwrap().names;
+        assert!(names.iter().any(|n| n == "hot_loop") && names.iter().any(|n| n == "next_uptodate_folio"));
+        assert!(!names.iter().any(|n| n == "cprog+0x129d"), "{names:?}");
     }
 
     fn p_clone_text() -> Session {
@@ -930,18 +760,21 @@ mod tests {
     fn text_file_expands_blocks_lazily_and_finds_offsets() {
         let mut text = String::new();
         for i in 0..10_000 {
-            let _ = writeln!(text, "1 main {i:x} 1 main {:x} 0 {i}", i + 1);
+            text.push_str(&alloc::format!("1 main {i:x} 1 main {:x} 0 {i}\n", i + 1));
         }
         let mut s = session("big.fdata", text.as_bytes());
         let opened = s.finish().unwrap();
-        assert!(opened.contains("\"format\":\"bolt-fdata\""), "{opened}");
-        assert!(opened.contains("\"deferred\":true"), "{opened}");
+        assert_eq!(opened.summary.format, "bolt-fdata");
+        assert_eq!(opened.summary.open_on, View::Dump);
+        // The first level's blocks are deferred: they have children not built yet.
+        assert!(opened.children.iter().any(|c| c.has_children), "{:?}", opened.children);
 
         let second_line = text.find('\n').unwrap() as u64 + 1;
-        let found = s.path_to(second_line).unwrap();
-        assert!(found.starts_with("{\"path\":[0,1"), "{found}");
+        let (path, levels) = s.path_to(second_line).unwrap();
+        assert_eq!(&path[..2], &[0, 1]);
+        assert_eq!(levels.len(), path.len());
         let kids = s.children(&[0]).unwrap();
-        assert!(kids.starts_with("[{\"label\":"), "{kids}");
+        assert!(!kids.is_empty() && !kids[0].label.is_empty(), "{kids:?}");
         assert_eq!(s.bytes(0, 4), b"1 ma");
         assert_eq!(s.bytes(u64::MAX - 1, u64::MAX), b"");
     }
@@ -951,7 +784,8 @@ mod tests {
         let random: Vec<u8> = (0u32..4096).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
         let mut s = session("random.bin", &random);
         let err = s.finish().unwrap_err();
-        assert!(err.contains("offset"), "{err}");
+        assert!(err.message.contains("offset"), "{err}");
+        assert_eq!(err.location, Some(Location::Offset(0)));
         assert!(s.children(&[]).is_err());
         assert!(s.path_to(0).is_err());
     }
@@ -961,55 +795,102 @@ mod tests {
         let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
         let mut s = session("irpgo-progA.profdata", &bytes);
         let opened = s.finish().unwrap();
-        assert!(opened.contains("\"views\":[\"dump\",\"functions\",\"summary\"]"), "{opened}");
-        let page = s.functions("total", true, "", 0, 3).unwrap();
-        assert!(page.starts_with("{\"total\":67,\"matching\":67,\"start\":0,\"rows\":[{\"id\":"), "{page}");
-        assert_eq!(page.matches("\"id\":").count(), 3);
-        let filtered = s.functions("name", false, "Circle4name", 0, 100).unwrap();
-        assert!(filtered.contains("\"matching\":1,"), "{filtered}");
-        assert!(filtered.contains("\"demangled\":\"geo::Circle::name() const\""), "{filtered}");
-        let past_end = s.functions("hash", false, "", 1000, 10).unwrap();
-        assert!(past_end.ends_with("\"start\":67,\"rows\":[]}"), "{past_end}");
-        assert!(s.functions("bogus", false, "", 0, 1).is_err());
+        assert_eq!(opened.summary.views, [View::Dump, View::Functions, View::Summary]);
+        assert_eq!(opened.summary.open_on, View::Functions);
+        let page = s.table(&TableQuery::new(TableId::Functions), 0, 3).unwrap();
+        assert_eq!((page.total, page.matching, page.start, page.rows.len()), (67, 67, 0, 3));
+        // The default order, resolved: total, largest first.
+        assert_eq!((page.query.column.as_str(), page.query.descending), ("total", true));
+        let titles: Vec<&str> = page.columns.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(titles, ["Function", "Hash", "Counters", "Entry", "Max", "Total", "Non-zero"]);
+        let filtered = s.table(&query(TableId::Functions, "name", false, "Circle4name"), 0, 100).unwrap();
+        assert_eq!(filtered.matching, 1);
+        assert_eq!(name_of(&filtered.rows[0].cells[0]), "geo::Circle::name() const");
+        let past_end = s.table(&query(TableId::Functions, "hash", false, ""), 1000, 10).unwrap();
+        assert_eq!((past_end.start, past_end.rows.len()), (67, 0));
+        assert!(s.table(&query(TableId::Functions, "bogus", false, ""), 0, 1).is_err());
 
-        let summary = s.summary().unwrap();
-        assert!(summary.contains("\"functions\":\"67\""), "{summary}");
-        assert!(summary.contains("\"maxFunction\":\"8361\""), "{summary}");
-        assert!(summary.ends_with("\"csSummary\":null}"), "{summary}");
+        let (summary, cs) = s.summary().unwrap();
+        assert_eq!((summary.functions, summary.max_function), (67, 8361));
+        assert!(cs.is_none());
 
         let detail = s.function(0).unwrap();
-        assert!(detail.starts_with("{\"id\":0,\"name\":"), "{detail}");
+        assert_eq!(detail.id, 0);
+        assert!(!detail.name.is_empty());
         assert!(s.function(67).is_err());
         // A format without a function table says so.
         let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
         text.finish().unwrap();
-        assert!(text.functions("name", false, "", 0, 1).is_err());
+        assert!(text.table(&TableQuery::new(TableId::Functions), 0, 1).is_err());
+    }
+
+    #[test]
+    fn every_table_sorts_by_every_column_it_describes_with_the_cores_ids() {
+        let mut s = session("irpgo-progA.profdata", &corpus("llvm/irpgo-progA/irpgo-progA.profdata"));
+        s.finish().unwrap();
+        let ids: Vec<String> = tables::function_columns().into_iter().map(|c| c.id).collect();
+        let core: Vec<&str> = pgolens::model::functions::Column::ALL.iter().map(|c| c.id()).collect();
+        assert_eq!(ids, core);
+        for id in &ids {
+            for descending in [false, true] {
+                let page = s.table(&query(TableId::Functions, id, descending, ""), 0, 67).unwrap();
+                assert_eq!(page.rows.len(), 67, "{id}");
+                assert!(page.rows.iter().all(|r| r.cells.len() == page.columns.len()));
+            }
+        }
+        // Total, descending: the rows' totals do not increase.
+        let page = s.table(&query(TableId::Functions, "total", true, ""), 0, 67).unwrap();
+        let totals: Vec<u64> = page.rows.iter().map(|r| if let Cell::Count(t) = r.cells[5] { t } else { 0 }).collect();
+        assert!(totals.windows(2).all(|w| w[0] >= w[1]), "{totals:?}");
+
+        let mut m = session("memprof-progA.profdata", &corpus("llvm/memprof-progA/memprof-progA.profdata"));
+        m.finish().unwrap();
+        let page = m.table(&TableQuery::new(TableId::MemProf), 0, 100).unwrap();
+        for c in page.columns.iter().skip(1) {
+            let core = pgolens::model::memprof::Column::from_id(&c.id).unwrap();
+            assert_eq!(core.id(), c.id);
+            for descending in [false, true] {
+                let sorted = m.table(&query(TableId::MemProf, &c.id, descending, ""), 0, 100).unwrap();
+                assert_eq!(sorted.rows.len(), page.rows.len());
+            }
+        }
+        assert!(!page.columns[0].sortable);
+
+        let text = "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\n";
+        let mut st = session("x.stacks", text.as_bytes());
+        st.finish().unwrap();
+        for c in tables::stack_columns() {
+            for descending in [false, true] {
+                let sorted = st.table(&query(TableId::StackFunctions, &c.id, descending, ""), 0, 10).unwrap();
+                assert_eq!(sorted.rows.len(), 3, "{}", c.id);
+            }
+        }
     }
 
     #[test]
     fn memprof_profiles_list_their_allocation_sites() {
         for (path, sites) in [
-            ("llvm/memprof-progA/memprof-progA.profdata", 25), // One row per MemInfoBlock: llvm-profdata, which symbolizes with the binary,
+            // One row per MemInfoBlock: llvm-profdata, which symbolizes with the binary,
             // drops the contexts outside it and lists the rest under each inlined function.
+            ("llvm/memprof-progA/memprof-progA.profdata", 25),
             ("llvm/memprof-progA/memprof-progA.memprofraw", 16),
         ] {
             let bytes = corpus(path);
             let mut s = session(path, &bytes);
             let opened = s.finish().unwrap();
-            assert!(opened.contains("\"memprof\"]"), "{opened}");
-            let page = s.memprof("TotalSize", true, 0, 100).unwrap();
-            assert!(page.starts_with(&alloc::format!("{{\"total\":{sites},\"start\":0,")), "{page}");
-            assert_eq!(page.matches("\"id\":").count(), sites);
+            assert_eq!(opened.summary.views.last(), Some(&View::MemProf), "{path}");
+            let page = s.table(&query(TableId::MemProf, "TotalSize", true, ""), 0, 100).unwrap();
+            assert_eq!((page.total, page.start, page.rows.len()), (sites, 0, sites as usize));
             let detail = s.memprof_site(0).unwrap();
-            assert!(detail.contains("\"frames\":[{"), "{detail}");
-            assert!(detail.contains("[\"TotalSize\",\""), "{detail}");
+            assert!(!detail.frames.is_empty());
+            assert!(detail.fields.iter().any(|(name, _)| name == "TotalSize"), "{:?}", detail.fields);
             assert!(s.memprof_site(sites as u32).is_err());
-            assert!(s.memprof("bogus", false, 0, 1).is_err());
+            assert!(s.table(&query(TableId::MemProf, "bogus", false, ""), 0, 1).is_err());
         }
         let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
         let mut s = session("irpgo-progA.profdata", &bytes);
-        assert!(!s.finish().unwrap().contains("memprof"));
-        assert!(s.memprof("TotalSize", true, 0, 1).is_err());
+        assert!(!s.finish().unwrap().summary.views.contains(&View::MemProf));
+        assert!(s.table(&query(TableId::MemProf, "TotalSize", true, ""), 0, 1).is_err());
     }
 
     #[test]
@@ -1018,17 +899,19 @@ mod tests {
             (corpus("llvm/bincorr-progB/bincorr-progB.profraw"), corpus("llvm/bincorr-progB/bincorr-progB.elf"));
         let mut s = session("bincorr-progB.profraw", &raw);
         let opened = s.finish().unwrap();
-        assert!(opened.contains("\"viewsError\":") && opened.contains("binary"), "{opened}");
-        assert!(s.functions("name", false, "", 0, 1).is_err());
+        let error = opened.summary.views_error.unwrap();
+        assert!(error.message.contains("binary"), "{error}");
+        assert_eq!(opened.summary.views, [View::Dump]);
+        assert!(s.table(&TableQuery::new(TableId::Functions), 0, 1).is_err());
         let mut b = session("bincorr-progB.elf", &elf);
         b.finish().unwrap();
         // Not a binary: refused.
         let mut other = session("x.profraw", &raw);
         other.finish().unwrap();
         assert!(s.correlate(&other).is_err());
-        let done = s.correlate(&b).unwrap();
-        assert_eq!(done, "{\"views\":[\"dump\",\"functions\",\"summary\"],\"correlatedWith\":\"bincorr-progB.elf\"}");
-        assert!(s.functions("name", false, "", 0, 100).unwrap().contains("\"total\":"));
+        let views = s.correlate(&b).unwrap();
+        assert_eq!(views, [View::Dump, View::Functions, View::Summary]);
+        assert!(s.table(&TableQuery::new(TableId::Functions), 0, 100).unwrap().total > 0);
         assert!(s.correlate(&b).is_err(), "once");
     }
 
@@ -1038,51 +921,59 @@ mod tests {
             "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\ns 0 20 2 main;c;b@libc.so\n";
         let mut s = session("x.stacks", text.as_bytes());
         let opened = s.finish().unwrap();
-        assert!(opened.contains("\"views\":[\"dump\",\"flame\",\"functions\"]"), "{opened}");
-        assert!(
-            opened.contains("\"stacks\":{\"events\":[\"cycles\"],\"frames\":4,\"samples\":3,\"start\":0,\"end\":21}"),
-            "{opened}"
+        assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::Functions]);
+        assert_eq!(
+            opened.summary.stacks,
+            Some(StacksInfo { events: alloc::vec!["cycles".into()], frames: 4, samples: 3, start: 0, end: 21 })
         );
         assert_eq!(s.stack_profile().unwrap().sample_count(), 3);
+        let all = SampleFilter::default();
         // root; main; a, c; b (under a), b (under c): rows by depth.
-        assert_eq!(s.flame(0, -1.0, -1.0, false).unwrap(), 6);
-        assert_eq!(s.flame_rows(0).unwrap(), vec![0, 1, 2, 4, 6]);
-        let rects = s.flame_rects(0).unwrap();
+        let flame = s.flame(&all, false).unwrap();
+        assert_eq!(flame.rects.0.len(), 6 * 4);
+        assert_eq!(flame.rows.0, [0, 1, 2, 4, 6]);
+        let rects = &flame.rects.0;
         // [x0, width, self, frame]: a (frame 1) is 4 wide with self 1; c (3) starts at 4.
         assert_eq!(&rects[8..16], &[0.0, 4.0, 1.0, 1.0, 4.0, 2.0, 0.0, 3.0]);
         assert_eq!(&rects[..4], &[0.0, 6.0, 0.0, -1.0]);
-        let node = s.flame_node(0, 4).unwrap();
-        assert_eq!(node, "{\"frame\":2,\"name\":\"b\",\"dso\":\"libc.so\",\"kind\":\"user\",\"depth\":3,\"self\":\"3\",\"total\":\"3\",\"stack\":[\"main\",\"a\",\"b\"]}");
+        // Rectangle 4 is b under a: its stack from the root.
+        assert_eq!(s.flame_stack(crate::stacks::MAIN, 4).unwrap(), ["main", "a", "b"]);
         // A time range: the samples at 10 and 20.
-        assert_eq!(s.flame(0, 10.0, 30.0, true).unwrap(), 6);
-        assert_eq!(s.flame_rects(0).unwrap()[1], 3.0);
-        let page = s.stack_functions(0, -1.0, -1.0, "total", true, "", 0, 10).unwrap();
-        assert!(
-            page.starts_with(
-                "{\"total\":4,\"matching\":4,\"weight\":\"6\",\"start\":0,\"rows\":[{\"frame\":0,\"name\":\"main\""
-            ),
-            "{page}"
+        let range = SampleFilter { event: 0, range: Some((10, 30)) };
+        let icicle = s.flame(&range, true).unwrap();
+        assert_eq!(icicle.rects.0.len(), 6 * 4);
+        assert_eq!(icicle.rects.0[1], 3.0);
+        let page = s.table(&query(TableId::StackFunctions, "total", true, ""), 0, 10).unwrap();
+        assert_eq!((page.total, page.matching, page.weight, page.start), (4, 4, Some(6), 0));
+        assert_eq!(page.rows[0].id, 0);
+        assert_eq!(name_of(&page.rows[0].cells[0]), "main");
+        let b = page.rows.iter().find(|r| r.id == 2).unwrap();
+        assert_eq!(
+            b.cells,
+            [Cell::Name { text: "b".into(), raw: None, tag: Some("libc.so".into()) }, Cell::Count(5), Cell::Count(5)]
         );
-        assert!(
-            page.contains(
-                "{\"frame\":2,\"name\":\"b\",\"dso\":\"libc.so\",\"kind\":\"user\",\"self\":\"5\",\"total\":\"5\"}"
-            ),
-            "{page}"
-        );
-        let by_name = s.stack_functions(0, -1.0, -1.0, "name", false, "B", 0, 10).unwrap();
-        assert!(by_name.contains("\"matching\":1,"), "{by_name}");
-        assert_eq!(s.search(0, -1.0, -1.0, "c").unwrap(), "{\"frames\":[3],\"weight\":\"2\",\"total\":\"6\"}");
-        assert_eq!(s.timeline(0, 3).unwrap(), "{\"start\":0,\"end\":21,\"bins\":[3,1,2]}");
-        s.sandwich(0, -1.0, -1.0, 2).unwrap();
-        assert_eq!(s.flame_rows(1).unwrap(), vec![0, 1, 2, 4, 6]);
-        assert_eq!(s.flame_rows(2).unwrap(), vec![0, 1, 2]);
-        assert!(s.sandwich(0, -1.0, -1.0, 99).is_err());
+        let by_name = s.table(&query(TableId::StackFunctions, "name", false, "B"), 0, 10).unwrap();
+        assert_eq!(by_name.matching, 1);
+        assert_eq!(s.search(&all, "c").unwrap(), Found { frames: alloc::vec![3], weight: 2, total: 6 });
+        assert_eq!(s.timeline(0, 3).unwrap(), Timeline { event: 0, start: 0, end: 21, bins: alloc::vec![3, 1, 2] });
+        let (callers, callees) = s.sandwich(&all, 2).unwrap();
+        assert_eq!(callers.rows.0, [0, 1, 2, 4, 6]);
+        assert_eq!(callees.rows.0, [0, 1, 2]);
+        assert!(s.sandwich(&all, 99).is_err());
         let names = s.frame_names().unwrap();
-        assert_eq!(names, "{\"names\":[\"main\",\"a\",\"b\",\"c\"],\"dsos\":[\"libc.so\"],\"dso\":[-1,-1,0,-1],\"kinds\":[\"user\",\"user\",\"user\",\"user\"]}");
+        assert_eq!(
+            names,
+            FrameNames {
+                names: ["main", "a", "b", "c"].map(String::from).to_vec(),
+                dsos: alloc::vec!["libc.so".into()],
+                dso: alloc::vec![-1, -1, 0, -1],
+                kinds: ["user"; 4].map(String::from).to_vec(),
+            }
+        );
         // Files without stacks say so.
         let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
         text.finish().unwrap();
-        assert!(text.flame(0, 0.0, 0.0, false).is_err());
+        assert!(text.flame(&all, false).is_err());
         assert!(text.stack_profile().is_none());
     }
 
@@ -1096,10 +987,10 @@ mod tests {
             let bytes = corpus(path);
             let mut s = session(path, &bytes);
             let opened = s.finish().unwrap();
-            assert!(opened.contains(&alloc::format!("\"format\":\"{id}\"")), "{opened}");
+            assert_eq!(opened.summary.format, id);
             let last = bytes.len() as u64 - 1;
-            let found = s.path_to(last).unwrap();
-            assert!(!found.starts_with("{\"path\":[]"), "{path}: {found}");
+            let (found, _) = s.path_to(last).unwrap();
+            assert!(!found.is_empty(), "{path}");
             assert_eq!(s.file_size(), bytes.len() as u64);
         }
     }

@@ -3,20 +3,20 @@
 //! function, search and the timeline, all under a filter (an event and an optional
 //! time range).
 //!
-//! Flame graphs cross to the page as typed arrays, not JSON: per rectangle, in the
-//! layout's depth-then-x order, four `f64`s `[x0, width, self, frame]` (weights are
-//! exact below 2^53), and the rows as `u32` offsets (`rows[d]..rows[d+1]` are depth
-//! `d`'s rectangles). Slot [`MAIN`] holds the flame graph (or icicle), [`CALLERS`]
-//! and [`CALLEES`] the sandwich of the last function asked for.
+//! Flame graphs cross to the page as typed arrays ([`FlameLayout`]): per rectangle,
+//! in the layout's depth-then-x order, four `f64`s `[x0, width, self, frame]`
+//! (weights are exact below 2^53), and the rows as `u32` offsets (`rows[d]..rows[d+1]`
+//! are depth `d`'s rectangles). Slot [`MAIN`] holds the flame graph (or icicle),
+//! [`CALLERS`] and [`CALLEES`] the sandwich of the last function asked for.
 
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::fmt::Write;
 
 use pgolens::layout::flame::Flame;
 use pgolens::model::stacks::{CallTree, Filter, FunctionStats, StackProfile, NO_FRAME};
+use pgolens_protocol::{Cell, FlameLayout, Found, FrameNames, Row, SampleFilter, StacksInfo, TablePage, TableQuery};
 
-use crate::session::json_string;
+use crate::tables;
 
 pub const MAIN: usize = 0;
 pub const CALLERS: usize = 1;
@@ -43,11 +43,10 @@ struct FnKey {
     names: String,
 }
 
-/// The filter the page describes: `t0 < t1` (both finite, not negative) keeps the
-/// samples in `t0..t1`; anything else keeps all.
-pub fn filter(event: u32, t0: f64, t1: f64) -> Filter {
-    let time = (t0 >= 0.0 && t0 < t1 && t1.is_finite()).then_some((t0 as u64)..(t1 as u64));
-    Filter { event, time }
+/// The core's filter for the page's: a range `t0 < t1` keeps the samples in `t0..t1`.
+pub fn filter(samples: &SampleFilter) -> Filter {
+    let time = samples.range.filter(|(t0, t1)| t0 < t1).map(|(t0, t1)| t0..t1);
+    Filter { event: samples.event, time }
 }
 
 impl StacksView {
@@ -55,161 +54,81 @@ impl StacksView {
         StacksView { profile, slots: [None, None, None], functions: None }
     }
 
-    /// `{"events":[...],"frames","samples","start","end"}`: what the page's summary says of the stacks.
-    pub fn info_json(&self, out: &mut String) {
-        out.push_str("{\"events\":[");
-        for (i, e) in self.profile.events().iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json_string(e, out);
-        }
+    /// What the page's summary says of the stacks.
+    pub fn info(&self) -> StacksInfo {
         let (start, end) = self.profile.time_range().unwrap_or((0, 0));
-        let _ = write!(
-            out,
-            "],\"frames\":{},\"samples\":{},\"start\":{start},\"end\":{}}}",
-            self.profile.frames().len(),
-            self.profile.sample_count(),
-            end.saturating_add(1)
-        );
+        StacksInfo {
+            events: self.profile.events().to_vec(),
+            frames: self.profile.frames().len() as u64,
+            samples: self.profile.sample_count() as u64,
+            start,
+            end: end.saturating_add(1),
+        }
     }
 
-    /// Lays out the flame graph (or, `inverted`, the icicle) into [`MAIN`]; returns
-    /// the number of rectangles.
-    pub fn flame(&mut self, filter: &Filter, inverted: bool) -> usize {
-        let tree = if inverted { self.profile.inverted(filter) } else { self.profile.call_tree(filter) };
+    /// Lays out the flame graph (or, `inverted`, the icicle) into [`MAIN`].
+    pub fn flame(&mut self, samples: &SampleFilter, inverted: bool) -> FlameLayout {
+        let filter = filter(samples);
+        let tree = if inverted { self.profile.inverted(&filter) } else { self.profile.call_tree(&filter) };
         self.lay(MAIN, tree)
     }
 
     /// Lays out the callers and callees of `frame` into [`CALLERS`] and [`CALLEES`].
-    pub fn sandwich(&mut self, filter: &Filter, frame: u32) -> Result<(), String> {
+    pub fn sandwich(&mut self, samples: &SampleFilter, frame: u32) -> Result<(FlameLayout, FlameLayout), String> {
         if self.profile.frame_info(frame).is_none() {
             return Err(alloc::format!("no frame {frame}"));
         }
-        let s = self.profile.sandwich(filter, frame);
-        self.lay(CALLERS, s.callers);
-        self.lay(CALLEES, s.callees);
-        Ok(())
+        let s = self.profile.sandwich(&filter(samples), frame);
+        Ok((self.lay(CALLERS, s.callers), self.lay(CALLEES, s.callees)))
     }
 
-    fn lay(&mut self, slot: usize, tree: CallTree) -> usize {
+    fn lay(&mut self, slot: usize, tree: CallTree) -> FlameLayout {
         let flame = Flame::from_tree(&tree);
-        let n = flame.len();
+        let layout = layout(&tree, &flame);
         if let Some(s) = self.slots.get_mut(slot) {
             *s = Some(Laid { tree, flame });
         }
-        n
-    }
-
-    fn laid(&self, slot: usize) -> Result<&Laid, String> {
-        self.slots.get(slot).and_then(Option::as_ref).ok_or_else(|| String::from("no flame graph laid out"))
-    }
-
-    /// The rectangles of `slot`: `[x0, width, self, frame]` each (the root's frame is -1).
-    pub fn rects(&self, slot: usize) -> Result<Vec<f64>, String> {
-        let Laid { tree, flame } = self.laid(slot)?;
-        let mut out = Vec::with_capacity(flame.len().saturating_mul(4));
-        for ((&x0, &w), &node) in flame.x0.iter().zip(&flame.width).zip(&flame.node) {
-            let n = tree.nodes.get(node as usize);
-            let frame = n.map_or(NO_FRAME, |n| n.frame);
-            out.extend([
-                x0 as f64,
-                w as f64,
-                n.map_or(0.0, |n| n.self_weight as f64),
-                if frame == NO_FRAME { -1.0 } else { f64::from(frame) },
-            ]);
-        }
-        Ok(out)
-    }
-
-    /// Where each depth's rectangles start in [`StacksView::rects`], and the end.
-    pub fn rows(&self, slot: usize) -> Result<Vec<u32>, String> {
-        Ok(self.laid(slot)?.flame.depth_start.clone())
-    }
-
-    /// One rectangle for a tooltip: `{"frame","name","dso"?,"kind","depth","self","total","stack":[names from the root]}`.
-    pub fn node_json(&self, slot: usize, rect: u32) -> Result<String, String> {
-        let Laid { tree, flame } = self.laid(slot)?;
-        let node = flame.node.get(rect as usize).copied().ok_or_else(|| alloc::format!("no rectangle {rect}"))?;
-        let n = tree.nodes.get(node as usize).ok_or_else(|| alloc::format!("no rectangle {rect}"))?;
-        let mut out = alloc::format!("{{\"frame\":{},", if n.frame == NO_FRAME { -1 } else { i64::from(n.frame) });
-        self.frame_fields(n.frame, &mut out);
-        let _ =
-            write!(out, ",\"depth\":{},\"self\":\"{}\",\"total\":\"{}\",\"stack\":[", n.depth, n.self_weight, n.total);
-        for (i, f) in tree.path(node).into_iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json_string(self.name(f), &mut out);
-        }
-        out.push_str("]}");
-        Ok(out)
+        layout
     }
 
     fn name(&self, frame: u32) -> &str {
         self.profile.frame_info(frame).map_or("all", |f| f.name.as_str())
     }
 
-    /// `"name":…,"dso":…,"kind":…` (no dso when unknown).
-    fn frame_fields(&self, frame: u32, out: &mut String) {
-        out.push_str("\"name\":");
-        json_string(self.name(frame), out);
-        if let Some(dso) = self.profile.frame_dso(frame) {
-            out.push_str(",\"dso\":");
-            json_string(dso, out);
-        }
-        let kind = self.profile.frame_info(frame).map_or("root", |f| f.kind.id());
-        let _ = write!(out, ",\"kind\":\"{kind}\"");
+    /// The names of the frames in the stack of rectangle `rect` of `slot`, from the root.
+    pub fn stack_of(&self, slot: usize, rect: u32) -> Result<Vec<String>, String> {
+        let Laid { tree, flame } =
+            self.slots.get(slot).and_then(Option::as_ref).ok_or_else(|| String::from("no flame graph laid out"))?;
+        let node = flame.node.get(rect as usize).copied().ok_or_else(|| alloc::format!("no rectangle {rect}"))?;
+        Ok(tree.path(node).into_iter().map(|f| self.name(f).to_string()).collect())
     }
 
-    /// Every frame's name, dso and kind by frame id: `{"names":[...],"dsos":[...],
-    /// "dso":[index into dsos or -1],"kinds":["user"|"kernel"|"inlined"|"unknown"]}`.
-    pub fn names_json(&self) -> String {
-        let mut out = String::from("{\"names\":[");
+    /// Every frame's name, dso and kind by frame id.
+    pub fn names(&self) -> FrameNames {
         let frames = self.profile.frames();
-        for (i, f) in frames.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json_string(&f.name, &mut out);
+        FrameNames {
+            names: frames.iter().map(|f| f.name.clone()).collect(),
+            dsos: self.profile.dsos().to_vec(),
+            dso: frames.iter().map(|f| f.dso.map_or(-1, i64::from)).collect(),
+            kinds: frames.iter().map(|f| f.kind.id().to_string()).collect(),
         }
-        out.push_str("],\"dsos\":[");
-        for (i, d) in self.profile.dsos().iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json_string(d, &mut out);
-        }
-        out.push_str("],\"dso\":[");
-        for (i, f) in frames.iter().enumerate() {
-            let _ = write!(out, "{}{}", if i > 0 { "," } else { "" }, f.dso.map_or(-1, i64::from));
-        }
-        out.push_str("],\"kinds\":[");
-        for (i, f) in frames.iter().enumerate() {
-            let _ = write!(out, "{}\"{}\"", if i > 0 { "," } else { "" }, f.kind.id());
-        }
-        out.push_str("]}");
-        out
     }
 
-    /// A page of the functions table under `filter`: the functions whose names contain
-    /// `names` (case ignored), ordered by `column` (`name`, `self` or `total`).
-    /// `{"total","matching","weight","start","rows":[{"frame","name","dso"?,"kind","self","total"}]}`,
-    /// weights as decimal strings; `weight` is the filter's total weight.
-    #[allow(clippy::too_many_arguments)]
-    pub fn functions_json(
-        &mut self,
-        filter: Filter,
-        column: &str,
-        descending: bool,
-        names: &str,
-        start: u32,
-        count: u32,
-    ) -> Result<String, String> {
-        if !matches!(column, "name" | "self" | "total") {
+    /// A page of the functions table: the functions whose names contain the query's
+    /// filter (case ignored), ordered by its column, under its samples.
+    pub fn table(&mut self, query: &TableQuery, start: u64, count: u64) -> Result<TablePage, String> {
+        let query = tables::resolved(query);
+        let column = query.column.as_str();
+        if ![tables::STACK_NAME, tables::STACK_SELF, tables::STACK_TOTAL].contains(&column) {
             return Err(alloc::format!("no column {column:?}"));
         }
-        let key = FnKey { filter, column: String::from(column), descending, names: names.to_ascii_lowercase() };
+        let samples = query.samples.clone().unwrap_or_default();
+        let key = FnKey {
+            filter: filter(&samples),
+            column: String::from(column),
+            descending: query.descending,
+            names: query.filter.to_ascii_lowercase(),
+        };
         if self.functions.as_ref().is_none_or(|(k, _, _)| *k != key) {
             let profile = &self.profile;
             let mut rows = profile.functions(&key.filter);
@@ -220,50 +139,60 @@ impl StacksView {
                 rows.retain(|r| pgolens::model::stacks::matches(&key.names, name(r.frame)));
             }
             match column {
-                "name" => rows.sort_by(|a, b| name(a.frame).cmp(name(b.frame)).then(a.frame.cmp(&b.frame))),
-                "self" => rows.sort_by_key(|r| (r.self_weight, r.total, u32::MAX.saturating_sub(r.frame))),
+                tables::STACK_NAME => {
+                    rows.sort_by(|a, b| name(a.frame).cmp(name(b.frame)).then(a.frame.cmp(&b.frame)));
+                }
+                tables::STACK_SELF => {
+                    rows.sort_by_key(|r| (r.self_weight, r.total, u32::MAX.saturating_sub(r.frame)));
+                }
                 _ => rows.sort_by_key(|r| (r.total, r.self_weight, u32::MAX.saturating_sub(r.frame))),
             }
-            if descending {
+            if key.descending {
                 rows.reverse();
             }
             self.functions = Some((key, rows, weight));
         }
-        let (rows, all_total) = self.functions.as_ref().map(|(_, r, w)| (r.as_slice(), *w)).unwrap_or_default();
+        let (rows, weight) = self.functions.as_ref().map(|(_, r, w)| (r.as_slice(), *w)).unwrap_or_default();
         let with_weight = self.profile.frames().len();
-        let from = (start as usize).min(rows.len());
-        let mut out = alloc::format!(
-            "{{\"total\":{with_weight},\"matching\":{},\"weight\":\"{all_total}\",\"start\":{from},\"rows\":[",
-            rows.len()
-        );
-        for (i, r) in rows.get(from..).unwrap_or_default().iter().take(count as usize).enumerate() {
-            let _ = write!(out, "{}{{\"frame\":{},", if i > 0 { "," } else { "" }, r.frame);
-            self.frame_fields(r.frame, &mut out);
-            let _ = write!(out, ",\"self\":\"{}\",\"total\":\"{}\"}}", r.self_weight, r.total);
-        }
-        out.push_str("]}");
-        Ok(out)
+        Ok(tables::page(query, tables::stack_columns(), with_weight, Some(weight), rows, start, count, |r| {
+            Some(self.row(r))
+        }))
     }
 
-    /// `{"frames":[ids],"weight","total"}` (weights as decimal strings).
-    pub fn search_json(&self, filter: &Filter, pattern: &str) -> String {
-        let s = self.profile.search(filter, pattern);
-        let mut out = String::from("{\"frames\":[");
-        for (i, f) in s.frames.iter().enumerate() {
-            let _ = write!(out, "{}{f}", if i > 0 { "," } else { "" });
-        }
-        let _ = write!(out, "],\"weight\":\"{}\",\"total\":\"{}\"}}", s.weight, s.total);
-        out
+    fn row(&self, r: &FunctionStats) -> Row {
+        let name = Cell::Name {
+            text: self.name(r.frame).to_string(),
+            raw: None,
+            tag: self.profile.frame_dso(r.frame).map(ToString::to_string),
+        };
+        Row { id: r.frame, cells: alloc::vec![name, Cell::Count(r.self_weight), Cell::Count(r.total)] }
     }
 
-    /// `{"start","end","bins":[weights]}` over all the samples' time.
-    pub fn timeline_json(&self, event: u32, bins: u32) -> String {
+    /// The frames matching `pattern` and the weight of the stacks holding one.
+    pub fn search(&self, samples: &SampleFilter, pattern: &str) -> Found {
+        let s = self.profile.search(&filter(samples), pattern);
+        Found { frames: s.frames, weight: s.weight, total: s.total }
+    }
+
+    /// `event`'s weight in `bins` buckets over all the samples' time.
+    pub fn timeline(&self, event: u32, bins: u32) -> pgolens_protocol::Timeline {
         let t = self.profile.timeline(&Filter { event, time: None }, bins.min(4096));
-        let mut out = alloc::format!("{{\"start\":{},\"end\":{},\"bins\":[", t.start, t.end);
-        for (i, b) in t.bins.iter().enumerate() {
-            let _ = write!(out, "{}{b}", if i > 0 { "," } else { "" });
-        }
-        out.push_str("]}");
-        out
+        pgolens_protocol::Timeline { event, start: t.start, end: t.end, bins: t.bins }
     }
+}
+
+/// The rectangles of a laid-out tree: `[x0, width, self, frame]` each (the root's frame is -1).
+fn layout(tree: &CallTree, flame: &Flame) -> FlameLayout {
+    let mut rects = Vec::with_capacity(flame.len().saturating_mul(4));
+    for ((&x0, &w), &node) in flame.x0.iter().zip(&flame.width).zip(&flame.node) {
+        let n = tree.nodes.get(node as usize);
+        let frame = n.map_or(NO_FRAME, |n| n.frame);
+        rects.extend([
+            x0 as f64,
+            w as f64,
+            n.map_or(0.0, |n| n.self_weight as f64),
+            if frame == NO_FRAME { -1.0 } else { f64::from(frame) },
+        ]);
+    }
+    FlameLayout { rects: rects.into(), rows: flame.depth_start.clone().into() }
 }

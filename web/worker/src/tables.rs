@@ -1,0 +1,175 @@
+//! The one table implementation: every paged table of a document (instrprof
+//! functions, stack functions, MemProf sites) is described here by its columns and
+//! answered as a [`TablePage`] of cells. The page draws any table from that
+//! description alone, so a column's id is written once: the core's column enums
+//! give it.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use pgolens::model::functions::{Column as FnColumn, FLAG_CONTEXT_SENSITIVE};
+use pgolens::model::memprof::Column as MemColumn;
+use pgolens_protocol::{Cell, CellKind, Column, Row, TableId, TablePage, TableQuery};
+
+/// A column description.
+fn column(id: &str, title: &str, kind: CellKind) -> Column {
+    Column {
+        id: id.to_string(),
+        title: title.to_string(),
+        kind,
+        descending_first: kind != CellKind::Name && kind != CellKind::Text,
+        share: false,
+        sortable: true,
+        help: None,
+    }
+}
+
+/// The instrprof function table's columns, in the core's order.
+pub fn function_columns() -> Vec<Column> {
+    FnColumn::ALL
+        .into_iter()
+        .map(|c| {
+            let (title, kind) = match c {
+                FnColumn::Name => ("Function", CellKind::Name),
+                FnColumn::Hash => ("Hash", CellKind::Hex),
+                FnColumn::Counters => ("Counters", CellKind::Count),
+                FnColumn::Entry => ("Entry", CellKind::Count),
+                FnColumn::Max => ("Max", CellKind::Count),
+                FnColumn::Total => ("Total", CellKind::Count),
+                FnColumn::NonZero => ("Non-zero", CellKind::Ppm),
+            };
+            let mut col = column(c.id(), title, kind);
+            if c == FnColumn::NonZero {
+                col.help = Some(String::from("share of the function's counters that are not zero"));
+            }
+            col
+        })
+        .collect()
+}
+
+/// One row of the instrprof function table.
+pub fn function_row(row: &pgolens::model::functions::RowRef<'_>) -> Row {
+    let raw = String::from_utf8_lossy(row.raw).into_owned();
+    let st = row.stats;
+    let count = |v: Option<u64>| v.map_or(Cell::Empty, Cell::Count);
+    let name = Cell::Name {
+        text: row.demangled.map_or_else(|| raw.clone(), ToString::to_string),
+        raw: Some(raw),
+        tag: (row.flags & FLAG_CONTEXT_SENSITIVE != 0).then(|| String::from("CS")),
+    };
+    // The share as parts per million (exact enough for a percentage with one decimal).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let ppm = st.share().map_or(Cell::Empty, |s| Cell::Ppm((s * 1_000_000.0).round() as u32));
+    Row {
+        id: row.id,
+        cells: alloc::vec![
+            name,
+            st.hash.map_or(Cell::Empty, Cell::Hex),
+            count(st.counters),
+            count(st.entry),
+            count(st.max),
+            count(st.total),
+            ppm,
+        ],
+    }
+}
+
+/// MemProf's titles: short, as the table is wide.
+fn memprof_title(c: MemColumn) -> &'static str {
+    match c {
+        MemColumn::AllocCount => "Allocs",
+        MemColumn::TotalSize => "Total size",
+        MemColumn::AvgSize => "Avg size",
+        MemColumn::MinSize => "Min size",
+        MemColumn::MaxSize => "Max size",
+        MemColumn::TotalLifetime => "Lifetime",
+        MemColumn::AvgLifetime => "Avg life",
+        MemColumn::MinLifetime => "Min lifetime",
+        MemColumn::MaxLifetime => "Max lifetime",
+        MemColumn::TotalAccessCount => "Accesses",
+        MemColumn::TotalAccessDensity => "Density",
+        MemColumn::TotalLifetimeAccessDensity => "LT density",
+        MemColumn::Depth => "Frames",
+    }
+}
+
+/// The MemProf columns the table shows, in this order, when the profile has them
+/// (a site's detail lists every field).
+pub const MEMPROF_SHOWN: [MemColumn; 8] = [
+    MemColumn::Depth,
+    MemColumn::AllocCount,
+    MemColumn::TotalSize,
+    MemColumn::AvgSize,
+    MemColumn::TotalLifetime,
+    MemColumn::AvgLifetime,
+    MemColumn::TotalAccessDensity,
+    MemColumn::TotalLifetimeAccessDensity,
+];
+
+/// The name column of the MemProf table, then the metrics the profile has.
+pub fn memprof_columns(has: &[MemColumn], raw: bool) -> Vec<Column> {
+    let name = if raw { "Allocation (return address)" } else { "Function" };
+    let mut name = column("name", name, CellKind::Name);
+    name.sortable = false;
+    let mut cols = alloc::vec![name];
+    for c in MEMPROF_SHOWN.into_iter().filter(|c| has.contains(c)) {
+        let mut col = column(c.id(), memprof_title(c), CellKind::Count);
+        col.help = Some(c.id().to_string());
+        cols.push(col);
+    }
+    cols
+}
+
+/// The stack functions table's column ids (sorted by [`crate::stacks`]).
+pub const STACK_NAME: &str = "name";
+pub const STACK_SELF: &str = "self";
+pub const STACK_TOTAL: &str = "total";
+
+pub fn stack_columns() -> Vec<Column> {
+    let mut self_ = column(STACK_SELF, "Self", CellKind::Count);
+    self_.share = true;
+    self_.help = Some(String::from("samples whose leaf is the function"));
+    let mut total = column(STACK_TOTAL, "Total", CellKind::Count);
+    total.share = true;
+    total.help = Some(String::from("samples with the function on their stack (once per stack)"));
+    alloc::vec![column(STACK_NAME, "Function", CellKind::Name), self_, total]
+}
+
+/// The default sort of each table.
+pub fn default_column(table: TableId) -> &'static str {
+    match table {
+        TableId::Functions => FnColumn::Total.id(),
+        TableId::StackFunctions => STACK_TOTAL,
+        TableId::MemProf => MemColumn::TotalSize.id(),
+    }
+}
+
+/// `query` with its default column resolved.
+pub fn resolved(query: &TableQuery) -> TableQuery {
+    let mut q = query.clone();
+    if q.column.is_empty() {
+        q.column = default_column(q.table).to_string();
+        q.descending = true;
+    }
+    q
+}
+
+/// The page of `items` (the matching rows, filtered and sorted) from `start`:
+/// `count` rows made by `row`.
+#[allow(clippy::too_many_arguments)]
+pub fn page<T>(
+    query: TableQuery,
+    columns: Vec<Column>,
+    total: usize,
+    weight: Option<u64>,
+    items: &[T],
+    start: u64,
+    count: u64,
+    row: impl FnMut(&T) -> Option<Row>,
+) -> TablePage {
+    let matching = items.len();
+    let from = usize::try_from(start).unwrap_or(usize::MAX).min(matching);
+    let take = usize::try_from(count).unwrap_or(usize::MAX);
+    let rows = items.get(from..).unwrap_or_default().iter().take(take).filter_map(row).collect();
+    TablePage { query, columns, total: total as u64, matching: matching as u64, weight, start: from as u64, rows }
+}
