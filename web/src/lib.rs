@@ -1,23 +1,23 @@
 //! `pgolens-web`: the page. A Yew app that shows what the decoding worker reports.
 //!
 //! Nothing here parses profile bytes: files go to the worker (`web/worker`) as `File`
-//! handles, and only decoded summaries, dump nodes and small byte windows come back.
+//! handles, and only decoded summaries, dump nodes, table pages and small byte
+//! windows come back, as `pgolens-protocol` types.
 //!
-//! - [`state`]: the UI state and its reducer (plain Rust, tested natively);
+//! - [`app`]: the documents and the reducer that routes (plain Rust, tested natively);
+//! - [`views`]: one folder per view, its state, messages and components;
 //! - [`layout`]: virtual-list geometry (plain Rust, tested natively);
-//! - `bridge`: the worker, its messages and their decoding (browser only);
-//! - `components`: one Yew component per file (browser only).
+//! - `bridge`: the worker and its messages (browser only);
+//! - `components`: the page's frame: app, file list, status, tabs (browser only).
 
-pub mod flame_state;
+pub mod app;
 pub mod layout;
-pub mod state;
+pub mod views;
 
 #[cfg(target_arch = "wasm32")]
 mod bridge;
 #[cfg(target_arch = "wasm32")]
 mod components;
-#[cfg(target_arch = "wasm32")]
-mod render;
 
 /// Mounts the app on `#app` (or the body).
 #[cfg(target_arch = "wasm32")]

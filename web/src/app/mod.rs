@@ -1,0 +1,481 @@
+//! The page's state and the reducer that routes: the open documents, which one is
+//! shown, and the requests queued for the worker. Everything the UI does goes
+//! through [`State::update`]; each view's own state, messages and reducer part live
+//! in its folder under [`crate::views`], and this module only hands them their
+//! messages and the worker's replies. The reducer never talks to the worker: views
+//! queue requests in [`State::outbox`], the app posts them after rendering and then
+//! acknowledges them ([`Action::Posted`]). So the whole UI logic runs natively.
+//!
+//! Documents are behind `Rc` so that an action on one does not copy the others.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, View};
+
+use crate::views::{dump, flame, functions, memprof, stack_functions, summary, table};
+
+pub mod outbox;
+
+use outbox::Outbox;
+
+/// How far a file has come.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Reading {
+        loaded: u64,
+        total: u64,
+    },
+    /// `done` of `total` steps decoded (records, for a perf.data's stacks); 0 of 0
+    /// when the decoder does not count.
+    Decoding {
+        done: u64,
+        total: u64,
+    },
+    Ready,
+    Failed(String),
+}
+
+/// What a document's format is for the page's cross-document rules.
+pub trait Kind {
+    /// A correlated raw profile waiting for its binary.
+    fn needs_binary(&self) -> bool;
+    fn is_elf(&self) -> bool;
+    /// A binary or kallsyms file: what names the frames of a perf.data.
+    fn names_frames(&self) -> bool;
+    fn is_perf(&self) -> bool;
+}
+
+impl Kind for FileSummary {
+    fn needs_binary(&self) -> bool {
+        self.format == "instrprof-raw" && self.views_error.as_ref().is_some_and(|e| e.message.contains("binary"))
+    }
+
+    fn is_elf(&self) -> bool {
+        self.format == "elf" || self.format == "elf+bat"
+    }
+
+    fn names_frames(&self) -> bool {
+        self.is_elf() || self.format == "kallsyms"
+    }
+
+    fn is_perf(&self) -> bool {
+        self.format == "perf.data" || self.format == "perf.data-pipe"
+    }
+}
+
+/// One open file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Doc {
+    pub id: DocId,
+    pub name: String,
+    /// Size of the file as picked.
+    pub size: u64,
+    /// The embedded demo profile, not a file of the user's.
+    pub demo: bool,
+    pub phase: Phase,
+    pub summary: Option<FileSummary>,
+    /// The binary a correlated raw profile was decoded with.
+    pub correlated_with: Option<String>,
+    pub tab: View,
+    /// The last failed request (expanding a node, finding an offset), shown as an alert.
+    pub notice: Option<String>,
+    /// The document shown when this one was added: a binary dropped for it gives
+    /// the screen back to it.
+    pub added_over: Option<DocId>,
+    /// The last ELF this (correlated raw) file was offered to, so it is offered once.
+    pub binary_tried: Option<DocId>,
+    pub dump: dump::Dump,
+    pub functions: functions::Functions,
+    pub profile_summary: summary::SummaryState,
+    pub memprof: memprof::MemProf,
+    pub stacks: flame::Stacks,
+    pub stack_functions: stack_functions::StackFunctions,
+}
+
+impl Doc {
+    fn new(id: DocId, name: String, size: u64, demo: bool, added_over: Option<DocId>) -> Doc {
+        Doc {
+            id,
+            name,
+            size,
+            demo,
+            phase: Phase::Reading { loaded: 0, total: size },
+            summary: None,
+            correlated_with: None,
+            tab: View::Dump,
+            notice: None,
+            added_over,
+            binary_tried: None,
+            dump: dump::Dump::default(),
+            functions: functions::Functions::default(),
+            profile_summary: summary::SummaryState::default(),
+            memprof: memprof::MemProf::default(),
+            stacks: flame::Stacks::default(),
+            stack_functions: stack_functions::StackFunctions::default(),
+        }
+    }
+
+    /// Whether the file has call stacks (a flame graph; its Functions tab is the stack one).
+    pub fn has_stacks(&self) -> bool {
+        self.summary.as_ref().is_some_and(|s| s.stacks.is_some())
+    }
+
+    /// The views offered, in tab order.
+    pub fn tabs(&self) -> Vec<View> {
+        self.summary.as_ref().map(|s| s.views.clone()).unwrap_or_default()
+    }
+
+    fn offers(&self, view: View) -> bool {
+        self.summary.as_ref().is_some_and(|s| s.views.contains(&view))
+    }
+
+    /// Asks for what the shown tab needs (idempotent: only what is missing).
+    fn enter_tab(&mut self, out: &mut Outbox) {
+        if self.phase != Phase::Ready {
+            return;
+        }
+        let id = self.id;
+        match self.tab {
+            View::Flame | View::Functions if self.has_stacks() => {
+                self.refresh_stacks(out);
+            }
+            View::Functions => self.functions.enter(id, out),
+            View::Summary => self.profile_summary.enter(id, out),
+            View::MemProf => self.memprof.enter(id, out),
+            View::Dump | View::Flame => {}
+        }
+    }
+
+    /// The stack views follow the flame graph's samples.
+    fn refresh_stacks(&mut self, out: &mut Outbox) -> bool {
+        if !self.has_stacks() || self.phase != Phase::Ready {
+            return false;
+        }
+        let asked = self.stacks.refresh(self.id, out);
+        let shown = self.tab == View::Functions;
+        self.stack_functions.refresh(&self.stacks.samples.clone(), shown, self.id, out) || asked
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A file was handed to the worker (the app posts the open itself: the File
+    /// object is not state). `select`: show it now.
+    Add {
+        id: DocId,
+        name: String,
+        size: u64,
+        demo: bool,
+        select: bool,
+    },
+    /// The file could not be handed to the worker.
+    OpenFailed {
+        doc: DocId,
+        message: String,
+    },
+    Select(DocId),
+    Close(DocId),
+    SelectTab(View),
+    /// Requests up to this sequence number were posted.
+    Posted(ReqId),
+    /// A message from the worker.
+    Worker(FromWorker),
+    // What the user does in a view of the current file.
+    Dump(dump::Msg),
+    Functions(functions::Msg),
+    MemProf(table::Msg),
+    Flame(flame::Msg),
+    StackFunctions(table::Msg),
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct State {
+    pub docs: Vec<Rc<Doc>>,
+    pub current: Option<DocId>,
+    pub outbox: Outbox,
+    /// The view last chosen for each format: a file of the same format opens on it.
+    chosen: BTreeMap<String, View>,
+}
+
+impl State {
+    pub fn doc(&self, id: DocId) -> Option<&Doc> {
+        self.docs.iter().find(|d| d.id == id).map(Rc::as_ref)
+    }
+
+    pub fn current_doc(&self) -> Option<&Doc> {
+        self.doc(self.current?)
+    }
+
+    /// Runs `f` on document `id` with the outbox; copies the document only when it is
+    /// shared and `f` reports a change.
+    fn with_doc(&mut self, id: DocId, f: impl FnOnce(&mut Doc, &mut Outbox) -> bool) -> bool {
+        let Some(slot) = self.docs.iter_mut().find(|d| d.id == id) else { return false };
+        let mut doc = Rc::clone(slot);
+        let changed = f(Rc::make_mut(&mut doc), &mut self.outbox);
+        if changed {
+            *slot = doc;
+        }
+        changed
+    }
+
+    /// [`State::with_doc`] on the current document, once it is decoded.
+    fn with_current(&mut self, f: impl FnOnce(&mut Doc, &mut Outbox) -> bool) -> bool {
+        let Some(id) = self.current else { return false };
+        self.with_doc(id, |doc, out| doc.phase == Phase::Ready && f(doc, out))
+    }
+
+    /// Applies `action`; returns whether anything changed (so the view need not
+    /// re-render when nothing did).
+    pub fn update(&mut self, action: Action) -> bool {
+        match action {
+            Action::Add { id, name, size, demo, select } => {
+                self.docs.push(Rc::new(Doc::new(id, name, size, demo, self.current)));
+                if select || self.current.is_none() {
+                    self.current = Some(id);
+                }
+                true
+            }
+            Action::OpenFailed { doc, message } => self.with_doc(doc, |doc, _| {
+                doc.phase = Phase::Failed(message);
+                true
+            }),
+            Action::Select(id) => {
+                if self.current == Some(id) || self.doc(id).is_none() {
+                    return false;
+                }
+                self.current = Some(id);
+                self.show_chosen_view(id);
+                true
+            }
+            Action::Close(id) => {
+                let Some(at) = self.docs.iter().position(|d| d.id == id) else { return false };
+                self.docs.remove(at);
+                self.outbox.send(id, pgolens_protocol::Request::Close);
+                if self.current == Some(id) {
+                    let next = at.min(self.docs.len().saturating_sub(1));
+                    self.current = self.docs.get(next).map(|d| d.id);
+                }
+                true
+            }
+            Action::SelectTab(tab) => {
+                let mut format = None;
+                let changed = self.with_current(|doc, out| {
+                    if !doc.offers(tab) || doc.tab == tab {
+                        return false;
+                    }
+                    doc.tab = tab;
+                    format = doc.summary.as_ref().map(|s| s.format.clone());
+                    doc.enter_tab(out);
+                    true
+                });
+                if let Some(format) = format {
+                    self.chosen.insert(format, tab);
+                }
+                changed
+            }
+            Action::Posted(upto) => self.outbox.posted(upto),
+            Action::Worker(msg) => self.reply(msg),
+            Action::Dump(msg) => self.with_current(|doc, out| doc.dump.update(msg, doc.id, out)),
+            Action::Functions(msg) => self.with_current(|doc, out| doc.functions.update(msg, doc.id, out)),
+            Action::MemProf(msg) => self.with_current(|doc, out| doc.memprof.update(msg, doc.id, out)),
+            Action::StackFunctions(msg) => self.with_current(|doc, out| {
+                doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out)
+            }),
+            Action::Flame(msg) => self.with_current(|doc, out| {
+                if !doc.has_stacks() {
+                    return false;
+                }
+                let sandwich = matches!(msg, flame::Msg::ShowSandwich(Some(_)));
+                let events = flame::Stacks::events(doc.summary.as_ref().and_then(|s| s.stacks.as_ref()));
+                let flame::Changed { changed, refresh } = doc.stacks.update(msg, events);
+                // A sandwich asked for from another tab (a Functions row) shows the graph.
+                if changed && sandwich {
+                    doc.tab = View::Flame;
+                }
+                if refresh {
+                    doc.refresh_stacks(out);
+                }
+                changed
+            }),
+        }
+    }
+
+    /// Shows the view last chosen for the format of `id`, if it offers it.
+    fn show_chosen_view(&mut self, id: DocId) {
+        let chosen = self.doc(id).and_then(|d| d.summary.as_ref()).and_then(|s| self.chosen.get(&s.format)).copied();
+        self.with_doc(id, |doc, out| {
+            if let Some(view) = chosen.filter(|&v| doc.offers(v)) {
+                doc.tab = view;
+            }
+            doc.enter_tab(out);
+            true
+        });
+    }
+
+    /// Routes a worker message to the document and the view it is about.
+    fn reply(&mut self, msg: FromWorker) -> bool {
+        let FromWorker { doc, req, reply } = msg;
+        match reply {
+            Reply::Progress { loaded, total, phase } => self.with_doc(doc, |d, _| {
+                d.phase = match phase {
+                    ReadPhase::Read => Phase::Reading { loaded, total },
+                    ReadPhase::Decode => Phase::Decoding { done: loaded, total },
+                };
+                true
+            }),
+            Reply::Opened(opened) => {
+                let changed = self.with_doc(doc, |d, _| {
+                    d.phase = Phase::Ready;
+                    d.dump = dump::Dump::opened(opened.root, opened.children, opened.summary.size);
+                    d.tab = opened.summary.open_on;
+                    d.summary = Some(opened.summary);
+                    true
+                });
+                self.opened(doc);
+                changed
+            }
+            Reply::Failed(failure) => match req {
+                None => self.with_doc(doc, |d, _| {
+                    d.phase = Phase::Failed(failure.message);
+                    true
+                }),
+                Some(req) => self.with_doc(doc, |d, _| {
+                    d.functions.table.failed(req);
+                    d.memprof.table.failed(req);
+                    d.stack_functions.table.failed(req);
+                    d.dump.failed(req);
+                    d.notice = Some(failure.message);
+                    true
+                }),
+            },
+            Reply::Correlated { binary: _, binary_name, views } => self.with_doc(doc, |d, out| {
+                let Some(summary) = d.summary.as_mut() else { return false };
+                summary.views = views;
+                summary.views_error = None;
+                d.correlated_with = Some(binary_name);
+                d.notice = None;
+                d.enter_tab(out);
+                true
+            }),
+            Reply::Symbolized { stacks, with } => {
+                let current = self.current == Some(doc);
+                self.with_doc(doc, |d, out| {
+                    let Some(summary) = d.summary.as_mut() else { return false };
+                    summary.stacks = Some(stacks);
+                    d.stacks.symbolized(with);
+                    // The table keeps its order and filter; its rows are asked again.
+                    let query = pgolens_protocol::TableQuery { samples: None, ..d.stack_functions.table.query.clone() };
+                    d.stack_functions = stack_functions::StackFunctions::default();
+                    d.stack_functions.table.query = query;
+                    if current {
+                        d.refresh_stacks(out);
+                    }
+                    true
+                })
+            }
+            reply @ (Reply::Children { .. } | Reply::Bytes { .. } | Reply::Path { .. }) => {
+                self.with_doc(doc, |d, _| d.dump.on_reply(req, &reply))
+            }
+            Reply::Table(page) => self.with_doc(doc, |d, _| match page.query.table {
+                pgolens_protocol::TableId::Functions => d.functions.on_reply(Reply::Table(page)),
+                pgolens_protocol::TableId::MemProf => d.memprof.on_reply(Reply::Table(page)),
+                pgolens_protocol::TableId::StackFunctions => d.stack_functions.on_reply(Reply::Table(page)),
+            }),
+            reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
+            reply @ Reply::Function(_) => self.with_doc(doc, |d, _| d.functions.on_reply(reply)),
+            reply @ Reply::MemProfSite(_) => self.with_doc(doc, |d, _| d.memprof.on_reply(reply)),
+            reply @ (Reply::Flame { .. }
+            | Reply::Sandwich { .. }
+            | Reply::FrameNames(_)
+            | Reply::Search { .. }
+            | Reply::Timeline(_)) => self.with_doc(doc, |d, _| d.stacks.on_reply(reply)),
+        }
+    }
+
+    /// A document was decoded: it opens on the view chosen last for its format (else
+    /// its most useful one), a binary dropped for a recording gives the screen back
+    /// to the recording, and binaries are offered to the files that can use them.
+    fn opened(&mut self, id: DocId) {
+        let Some(doc) = self.doc(id) else { return };
+        let names_frames = doc.summary.as_ref().is_some_and(Kind::names_frames);
+        let back = doc.added_over.filter(|_| names_frames && self.current == Some(id)).filter(|&over| {
+            self.doc(over).is_some_and(|o| o.has_stacks() || o.summary.as_ref().is_some_and(Kind::needs_binary))
+        });
+        match back {
+            Some(over) => self.current = Some(over),
+            None if self.current == Some(id) => self.show_chosen_view(id),
+            None => {
+                let chosen = doc.summary.as_ref().and_then(|s| self.chosen.get(&s.format)).copied();
+                self.with_doc(id, |d, _| {
+                    if let Some(view) = chosen.filter(|&v| d.offers(v)) {
+                        d.tab = view;
+                    }
+                    true
+                });
+            }
+        }
+        self.offer_binary();
+    }
+
+    /// Offers the newest open ELF to every correlated raw profile waiting for its
+    /// binary that has not tried it yet; the worker decodes the profile with it.
+    fn offer_binary(&mut self) {
+        self.offer_symbols();
+        let ready = |d: &&Rc<Doc>| d.phase == Phase::Ready;
+        let Some(elf) = self.docs.iter().filter(ready).rev().find(|d| d.summary.as_ref().is_some_and(Kind::is_elf))
+        else {
+            return;
+        };
+        let binary = elf.id;
+        let waiting: Vec<DocId> = self
+            .docs
+            .iter()
+            .filter(ready)
+            .filter(|d| d.summary.as_ref().is_some_and(Kind::needs_binary) && d.binary_tried != Some(binary))
+            .map(|d| d.id)
+            .collect();
+        for doc in waiting {
+            self.with_doc(doc, |d, out| {
+                out.send(doc, pgolens_protocol::Request::Correlate { binary });
+                d.binary_tried = Some(binary);
+                true
+            });
+        }
+    }
+
+    /// Offers every open binary and kallsyms file to each perf.data with stacks, once
+    /// per new set: the worker names the frames from them and rebuilds the stacks.
+    fn offer_symbols(&mut self) {
+        let ready = |d: &&Rc<Doc>| d.phase == Phase::Ready;
+        let files: Vec<DocId> = self
+            .docs
+            .iter()
+            .filter(ready)
+            .filter(|d| d.summary.as_ref().is_some_and(Kind::names_frames))
+            .map(|d| d.id)
+            .collect();
+        if files.is_empty() {
+            return;
+        }
+        let perf: Vec<DocId> = self
+            .docs
+            .iter()
+            .filter(ready)
+            .filter(|d| d.has_stacks() && d.summary.as_ref().is_some_and(Kind::is_perf))
+            .filter(|d| d.stacks.symbols_offered != files)
+            .map(|d| d.id)
+            .collect();
+        for doc in perf {
+            let binaries = files.clone();
+            self.with_doc(doc, |d, out| {
+                out.send(doc, pgolens_protocol::Request::Symbolize { binaries });
+                d.stacks.symbols_offered = files.clone();
+                true
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

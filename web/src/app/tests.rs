@@ -1,0 +1,514 @@
+//! The reducer, natively: documents, routing of messages and worker replies to the
+//! views, the requests each view queues, and the cross-document rules.
+
+use pgolens_protocol::{
+    Cell, Column, CellKind, Envelope, Failure, FnDetail, MemSite, NodeInfo, Opened, Request, Row, SampleFilter,
+    StacksInfo, TableId, TablePage, TableQuery,
+};
+
+use super::*;
+use crate::views::dump::{Children, Key, Msg as DumpMsg};
+use crate::views::flame::{FlameData, Msg as FlameMsg, Zoom};
+use crate::views::functions::Msg as FnMsg;
+use crate::views::table::{Msg as TableMsg, FIRST_PAGE};
+
+fn info(label: &str, start: u64, end: u64, has_children: bool) -> NodeInfo {
+    NodeInfo { label: label.into(), value: None, start, end, has_children }
+}
+
+fn summary(format: &str, views: &[View], open_on: View) -> FileSummary {
+    FileSummary {
+        name: "f".into(),
+        format: format.into(),
+        detection: format.into(),
+        version: Some(2),
+        size: 100,
+        file_size: 100,
+        gzip: false,
+        views: views.to_vec(),
+        open_on,
+        views_error: None,
+        stacks: None,
+    }
+}
+
+fn worker(doc: DocId, req: Option<ReqId>, reply: Reply) -> Action {
+    Action::Worker(FromWorker { doc, req, reply })
+}
+
+fn open(s: &mut State, doc: DocId, summary: FileSummary, root: NodeInfo, children: Vec<NodeInfo>) -> bool {
+    s.update(worker(doc, None, Reply::Opened(Box::new(Opened { summary, root, children }))))
+}
+
+/// A state with one decoded file: root 0..100 with children a 0..10 (leaf) and
+/// b 10..100 (children not loaded).
+fn opened() -> State {
+    let mut s = State::default();
+    assert!(s.update(Action::Add { id: 1, name: "f".into(), size: 100, demo: false, select: true }));
+    open(
+        &mut s,
+        1,
+        summary("perf.data", &[View::Dump], View::Dump),
+        info("file", 0, 100, true),
+        vec![info("a", 0, 10, false), info("b", 10, 100, true)],
+    );
+    s
+}
+
+fn labels(s: &State) -> Vec<String> {
+    let doc = s.current_doc().unwrap();
+    doc.dump.tree.rows.iter().map(|&r| doc.dump.tree.nodes[r].info.label.clone()).collect()
+}
+
+fn last(s: &State) -> Envelope {
+    s.outbox.queue.last().cloned().unwrap()
+}
+
+/// The requests queued, acknowledged as posted.
+fn sent(s: &mut State) -> Vec<Request> {
+    let out = s.outbox.queue.iter().map(|e| e.request.clone()).collect();
+    let last = s.outbox.queue.last().map_or(0, |e| e.req);
+    s.update(Action::Posted(last));
+    out
+}
+
+#[test]
+fn progress_reads_then_decodes_counting_steps() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "f".into(), size: 100, demo: false, select: true });
+    let progress = |loaded, total, phase| worker(1, None, Reply::Progress { loaded, total, phase });
+    s.update(progress(40, 100, ReadPhase::Read));
+    assert_eq!(s.current_doc().unwrap().phase, Phase::Reading { loaded: 40, total: 100 });
+    s.update(progress(0, 0, ReadPhase::Decode));
+    assert_eq!(s.current_doc().unwrap().phase, Phase::Decoding { done: 0, total: 0 });
+    s.update(progress(3, 4, ReadPhase::Decode));
+    assert_eq!(s.current_doc().unwrap().phase, Phase::Decoding { done: 3, total: 4 });
+}
+
+#[test]
+fn opening_shows_root_and_first_level() {
+    let s = opened();
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.phase, Phase::Ready);
+    assert_eq!(labels(&s), ["file", "a", "b"]);
+    assert_eq!(doc.dump.selection(), Some((0, 100)));
+    assert_eq!(doc.tabs(), [View::Dump]);
+}
+
+#[test]
+fn expanding_asks_the_worker_once_then_inserts_children() {
+    let mut s = opened();
+    assert!(s.update(Action::Dump(DumpMsg::Toggle(2))));
+    let e = last(&s);
+    assert_eq!((e.doc, e.request.clone()), (1, Request::Children { path: vec![1] }));
+    // A second click while loading does nothing.
+    assert!(!s.update(Action::Dump(DumpMsg::Toggle(2))));
+    assert_eq!(s.outbox.queue.len(), 1);
+    assert!(s.update(Action::Posted(e.req)));
+    assert!(s.outbox.queue.is_empty());
+
+    s.update(worker(
+        1,
+        Some(e.req),
+        Reply::Children { path: vec![1], nodes: vec![info("b0", 10, 50, false), info("b1", 50, 100, false)] },
+    ));
+    assert_eq!(labels(&s), ["file", "a", "b", "b0", "b1"]);
+    assert_eq!(s.current_doc().unwrap().dump.tree.path(4), [1, 1]);
+
+    // Collapsing needs no request.
+    assert!(s.update(Action::Dump(DumpMsg::Toggle(2))));
+    assert_eq!(labels(&s), ["file", "a", "b"]);
+    assert!(s.outbox.queue.is_empty());
+}
+
+#[test]
+fn selecting_a_node_selects_its_bytes_and_scrolls_the_hex_pane() {
+    let mut s = opened();
+    let focus = s.current_doc().unwrap().dump.hex_focus;
+    assert!(s.update(Action::Dump(DumpMsg::Select(1))));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.dump.selection(), Some((0, 10)));
+    assert_eq!(doc.dump.hex_focus, focus + 1);
+    assert!(!s.update(Action::Dump(DumpMsg::Select(99))));
+}
+
+#[test]
+fn revealing_an_offset_expands_the_path_and_selects_the_innermost_node() {
+    let mut s = opened();
+    assert!(s.update(Action::Dump(DumpMsg::Reveal(60))));
+    assert_eq!(last(&s).request, Request::PathTo { offset: 60 });
+    assert!(!s.update(Action::Dump(DumpMsg::Reveal(100))), "past the end");
+    s.update(worker(
+        1,
+        Some(last(&s).req),
+        Reply::Path {
+            offset: 60,
+            path: vec![1, 1],
+            levels: vec![
+                vec![info("a", 0, 10, false), info("b", 10, 100, true)],
+                vec![info("b0", 10, 50, false), info("b1", 50, 100, false)],
+            ],
+        },
+    ));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(labels(&s), ["file", "a", "b", "b0", "b1"]);
+    assert_eq!(doc.dump.selection(), Some((50, 100)));
+    assert_eq!(doc.dump.tree_focus, 1);
+}
+
+#[test]
+fn hex_bytes_are_asked_for_with_a_margin_and_cached() {
+    let mut s = opened();
+    assert!(s.update(Action::Dump(DumpMsg::NeedBytes { start: 16, end: 64 })));
+    assert_eq!(last(&s).request, Request::Bytes { start: 0, end: 100 });
+    // Already asked for: no second request.
+    assert!(!s.update(Action::Dump(DumpMsg::NeedBytes { start: 32, end: 48 })));
+    s.update(worker(1, Some(1), Reply::Bytes { start: 0, bytes: (0..100).collect::<Vec<u8>>().into() }));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.dump.hex.byte(42), Some(42));
+    assert_eq!(doc.dump.hex.pending, None);
+    assert!(!s.update(Action::Dump(DumpMsg::NeedBytes { start: 0, end: 100 })));
+}
+
+#[test]
+fn failures_are_kept_per_file_and_the_next_file_works() {
+    let mut s = opened();
+    s.update(Action::Add { id: 2, name: "bad".into(), size: 10, demo: false, select: true });
+    s.update(worker(2, None, Reply::Failed(Failure::new("not a known profile format (at offset 0x0)"))));
+    assert!(matches!(s.current_doc().unwrap().phase, Phase::Failed(ref m) if m.contains("offset")));
+    s.update(Action::Add { id: 3, name: "good".into(), size: 100, demo: false, select: true });
+    open(&mut s, 3, summary("bolt-fdata", &[View::Dump], View::Dump), info("r", 0, 100, false), vec![]);
+    assert_eq!(s.current_doc().unwrap().summary.as_ref().unwrap().format, "bolt-fdata");
+    assert!(s.update(Action::Select(1)));
+    assert_eq!(s.current_doc().unwrap().summary.as_ref().unwrap().format, "perf.data");
+    // A file the page could not even hand to the worker.
+    s.update(Action::Add { id: 4, name: "gone".into(), size: 10, demo: false, select: true });
+    s.update(Action::OpenFailed { doc: 4, message: "could not hand the file to the worker".into() });
+    assert!(matches!(s.current_doc().unwrap().phase, Phase::Failed(_)));
+}
+
+#[test]
+fn a_failed_expansion_can_be_retried() {
+    let mut s = opened();
+    s.update(Action::Dump(DumpMsg::Toggle(2)));
+    let req = s.outbox.queue[0].req;
+    s.update(worker(1, Some(req), Reply::Failed(Failure::new("bad record (at offset 0x10)"))));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.dump.tree.nodes[2].children, Children::Unloaded);
+    assert!(doc.notice.is_some());
+    assert!(s.update(Action::Dump(DumpMsg::Toggle(2))));
+}
+
+#[test]
+fn keys_move_through_rows() {
+    let mut s = opened();
+    assert!(s.update(Action::Dump(DumpMsg::Key(Key::Down))));
+    assert_eq!(s.current_doc().unwrap().dump.selected, Some(1));
+    assert!(s.update(Action::Dump(DumpMsg::Key(Key::End))));
+    assert_eq!(s.current_doc().unwrap().dump.selected, Some(2));
+    assert!(s.update(Action::Dump(DumpMsg::Key(Key::Right))), "loads the children");
+    assert!(matches!(last(&s).request, Request::Children { .. }));
+    assert!(s.update(Action::Dump(DumpMsg::Key(Key::Home))));
+    assert!(s.update(Action::Dump(DumpMsg::Key(Key::Left))), "collapses the root");
+    assert_eq!(labels(&s), ["file"]);
+}
+
+const PROFILE_VIEWS: [View; 3] = [View::Dump, View::Functions, View::Summary];
+
+/// An indexed profile, opened on its Functions view.
+fn profile() -> State {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p".into(), size: 100, demo: false, select: true });
+    open(
+        &mut s,
+        1,
+        summary("instrprof-indexed", &PROFILE_VIEWS, View::Functions),
+        info("file", 0, 100, false),
+        vec![],
+    );
+    s
+}
+
+fn col(id: &str, kind: CellKind, descending_first: bool) -> Column {
+    Column { id: id.into(), title: id.into(), kind, descending_first, share: false, sortable: true, help: None }
+}
+
+fn page(query: TableQuery, total: u64, start: u64, ids: std::ops::Range<u32>) -> Reply {
+    Reply::Table(TablePage {
+        query,
+        columns: vec![col("name", CellKind::Name, false), col("total", CellKind::Count, true)],
+        total,
+        matching: total,
+        weight: None,
+        start,
+        rows: ids.map(|id| Row { id, cells: vec![Cell::Text(format!("f{id}")), Cell::Count(id.into())] }).collect(),
+    })
+}
+
+#[test]
+fn a_profile_opens_on_its_functions_and_pages_rows_dropping_stale_replies() {
+    let mut s = profile();
+    assert_eq!(s.current_doc().unwrap().tabs(), PROFILE_VIEWS);
+    assert_eq!(s.current_doc().unwrap().tab, View::Functions);
+    // Opening on Functions asked for the first page, in the table's default order.
+    let Request::Table { query, start: 0, count } = last(&s).request else { panic!("{:?}", s.outbox) };
+    assert_eq!(query, TableQuery::new(TableId::Functions));
+    assert!(count >= FIRST_PAGE);
+    // Asked already: no second request for the same rows.
+    assert!(!s.update(Action::Functions(FnMsg::Table(TableMsg::NeedRows { start: 0, end: 30 }))));
+    let resolved = TableQuery { column: "total".into(), ..query.clone() };
+    assert!(s.update(worker(1, Some(1), page(resolved.clone(), 1000, 0, 0..128))));
+    let f = &s.current_doc().unwrap().functions.table;
+    assert_eq!(f.row(5).unwrap().id, 5);
+    assert!(!s.update(Action::Functions(FnMsg::Table(TableMsg::NeedRows { start: 10, end: 40 }))), "held");
+    assert!(s.update(Action::Functions(FnMsg::Table(TableMsg::NeedRows { start: 500, end: 530 }))));
+    assert!(matches!(last(&s).request, Request::Table { start: 436, count: 158, .. }));
+
+    // Sorting by name: ascending first, then reversed; the old page goes.
+    assert!(s.update(Action::Functions(FnMsg::Table(TableMsg::Sort("name".into())))));
+    let q = s.current_doc().unwrap().functions.table.query.clone();
+    assert_eq!((q.column.as_str(), q.descending), ("name", false));
+    assert!(s.current_doc().unwrap().functions.table.rows.is_empty());
+    // The reply to the total-sorted query is stale now.
+    assert!(!s.update(worker(1, Some(2), page(resolved, 1000, 436, 0..3))));
+    s.update(Action::Functions(FnMsg::Table(TableMsg::Sort("name".into()))));
+    assert!(s.current_doc().unwrap().functions.table.query.descending);
+
+    assert!(s.update(Action::Functions(FnMsg::Table(TableMsg::Filter("main".into())))));
+    assert!(!s.update(Action::Functions(FnMsg::Table(TableMsg::Filter("main".into())))));
+    assert!(
+        matches!(last(&s).request, Request::Table { query: TableQuery { ref filter, .. }, start: 0, .. } if filter == "main")
+    );
+}
+
+#[test]
+fn selecting_a_function_asks_for_its_detail_and_the_summary_once() {
+    let mut s = profile();
+    assert!(s.update(Action::Functions(FnMsg::Table(TableMsg::Select(7)))));
+    assert_eq!(last(&s).request, Request::Function { row: 7 });
+    assert!(!s.update(worker(1, None, Reply::Function(Box::new(FnDetail { id: 3, ..FnDetail::default() })))));
+    assert!(s.update(worker(
+        1,
+        None,
+        Reply::Function(Box::new(FnDetail { id: 7, counters: vec![1, 2], ..FnDetail::default() }))
+    )));
+    assert_eq!(s.current_doc().unwrap().functions.detail.as_ref().unwrap().counters, [1, 2]);
+    s.update(Action::SelectTab(View::Summary));
+    s.update(Action::SelectTab(View::Dump));
+    s.update(Action::SelectTab(View::Summary));
+    assert_eq!(s.outbox.queue.iter().filter(|e| e.request == Request::Summary).count(), 1);
+    // A format without the table asks for nothing.
+    let mut t = opened();
+    assert!(!t.update(Action::SelectTab(View::Functions)));
+    assert!(t.outbox.queue.is_empty());
+}
+
+#[test]
+fn the_memprof_tab_pages_sites_sorts_and_asks_for_a_site() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "m".into(), size: 100, demo: false, select: true });
+    let views = [View::Dump, View::MemProf];
+    open(&mut s, 1, summary("memprof-raw", &views, View::Dump), info("file", 0, 100, false), vec![]);
+    assert_eq!(s.current_doc().unwrap().tabs(), views);
+    assert!(s.update(Action::SelectTab(View::MemProf)));
+    let Request::Table { query, start: 0, .. } = last(&s).request else { panic!("{:?}", s.outbox) };
+    assert_eq!(query.table, TableId::MemProf);
+    assert!(!s.update(Action::MemProf(TableMsg::NeedRows { start: 0, end: 10 })), "asked already");
+    let resolved = TableQuery { column: "TotalSize".into(), ..query };
+    let sites = |q: TableQuery| {
+        Reply::Table(TablePage {
+            query: q,
+            columns: vec![col("name", CellKind::Name, false), col("TotalSize", CellKind::Count, true)],
+            total: 2,
+            matching: 2,
+            weight: None,
+            start: 0,
+            rows: vec![Row { id: 1, cells: vec![] }, Row { id: 0, cells: vec![] }],
+        })
+    };
+    s.update(worker(1, Some(1), sites(resolved.clone())));
+    assert_eq!(s.current_doc().unwrap().memprof.table.row(0).unwrap().id, 1);
+    assert!(!s.update(Action::MemProf(TableMsg::NeedRows { start: 0, end: 30 })), "all held");
+    // Sorting by the same column reverses; a reply to the old order is dropped.
+    assert!(s.update(Action::MemProf(TableMsg::Sort("TotalSize".into()))));
+    assert!(!s.current_doc().unwrap().memprof.table.query.descending);
+    assert!(!s.update(worker(1, Some(2), sites(resolved))));
+    assert!(s.update(Action::MemProf(TableMsg::Select(1))));
+    assert_eq!(last(&s).request, Request::MemProfSite { site: 1 });
+    assert!(!s.update(worker(1, None, Reply::MemProfSite(Box::new(MemSite { id: 0, ..MemSite::default() })))));
+    assert!(s.update(worker(1, None, Reply::MemProfSite(Box::new(MemSite { id: 1, ..MemSite::default() })))));
+    // A profile without MemProf asks for nothing.
+    let mut t = profile();
+    sent(&mut t);
+    assert!(!t.update(Action::SelectTab(View::MemProf)));
+    assert!(t.outbox.queue.is_empty());
+}
+
+#[test]
+fn a_correlated_raw_profile_is_offered_the_elf_dropped_with_or_after_it() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p.profraw".into(), size: 100, demo: false, select: true });
+    let mut raw = summary("instrprof-raw", &[View::Dump], View::Dump);
+    raw.views_error = Some(Failure::new("correlated raw profile: … the instrumented binary, which is needed"));
+    open(&mut s, 1, raw, info("file", 0, 100, false), vec![]);
+    assert!(s.outbox.queue.is_empty(), "no binary yet");
+    s.update(Action::Add { id: 2, name: "p.elf".into(), size: 100, demo: false, select: false });
+    open(&mut s, 2, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
+    let e = last(&s);
+    assert_eq!((e.doc, e.request), (1, Request::Correlate { binary: 2 }));
+    // Offered once: another file opening asks nothing more.
+    s.update(Action::Add { id: 3, name: "x".into(), size: 1, demo: false, select: false });
+    open(&mut s, 3, summary("bolt-fdata", &[View::Dump], View::Dump), info("r", 0, 1, false), vec![]);
+    assert_eq!(s.outbox.queue.iter().filter(|e| matches!(e.request, Request::Correlate { .. })).count(), 1);
+    assert!(s.update(worker(
+        1,
+        Some(e.req),
+        Reply::Correlated { binary: 2, binary_name: "p.elf".into(), views: PROFILE_VIEWS.to_vec() }
+    )));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.tabs(), PROFILE_VIEWS);
+    assert_eq!(doc.correlated_with.as_deref(), Some("p.elf"));
+    assert!(!doc.summary.as_ref().unwrap().needs_binary());
+}
+
+#[test]
+fn closing_a_file_selects_a_neighbour_and_frees_the_session() {
+    let mut s = opened();
+    s.update(Action::Add { id: 2, name: "g".into(), size: 1, demo: false, select: true });
+    assert!(s.update(Action::Close(2)));
+    assert_eq!(s.current, Some(1));
+    let e = last(&s);
+    assert_eq!((e.doc, e.request), (2, Request::Close));
+    assert!(s.update(Action::Close(1)));
+    assert_eq!(s.current, None);
+}
+
+const STACK_VIEWS: [View; 3] = [View::Dump, View::Flame, View::Functions];
+
+fn stacks_summary() -> FileSummary {
+    let mut sum = summary("perf.data", &STACK_VIEWS, View::Flame);
+    sum.stacks = Some(StacksInfo { events: vec!["cycles".into(), "instructions".into()], ..StacksInfo::default() });
+    sum
+}
+
+/// A recording with two events, opened (on its flame graph).
+fn stacked() -> State {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p".into(), size: 100, demo: false, select: true });
+    open(&mut s, 1, stacks_summary(), info("file", 0, 100, false), vec![]);
+    s
+}
+
+#[test]
+fn a_recording_opens_on_its_flame_graph_which_asks_for_its_views_and_refilters_them() {
+    let mut s = stacked();
+    assert_eq!(s.current_doc().unwrap().tab, View::Flame);
+    let all = SampleFilter::default();
+    let asked = sent(&mut s);
+    assert!(asked.contains(&Request::FrameNames), "{asked:?}");
+    assert!(asked.contains(&Request::Flame { samples: all.clone(), inverted: false }), "{asked:?}");
+    assert!(asked.iter().any(|r| matches!(r, Request::Timeline { event: 0, .. })), "{asked:?}");
+    // The graph comes; zooms are clamped to it.
+    let layout = |rects: &[f64]| pgolens_protocol::FlameLayout { rects: rects.to_vec().into(), rows: vec![0, 1, 2].into() };
+    let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 60.0, 0.0];
+    // A reply to another filter is dropped.
+    let other = SampleFilter { event: 1, range: None };
+    assert!(!s.update(worker(1, None, Reply::Flame { samples: other, inverted: false, layout: layout(&rects) })));
+    assert!(s.update(worker(1, None, Reply::Flame { samples: all.clone(), inverted: false, layout: layout(&rects) })));
+    assert_eq!(
+        *s.current_doc().unwrap().stacks.flame.as_deref().unwrap(),
+        FlameData::from_arrays(&rects, vec![0, 1, 2])
+    );
+    assert_eq!(s.current_doc().unwrap().stacks.zoom(), Zoom { x0: 0.0, x1: 100.0, top: 0.0 });
+    let mut s2 = s.clone();
+    s2.update(Action::Flame(FlameMsg::SetZoom(Zoom { x0: -50.0, x1: 10.0, top: 7.0 })));
+    assert_eq!(s2.current_doc().unwrap().stacks.zoom(), Zoom { x0: 0.0, x1: 60.0, top: 1.0 });
+    s2.update(Action::Flame(FlameMsg::ZoomToRect(1)));
+    assert_eq!(
+        (s2.current_doc().unwrap().stacks.zoom().x1, s2.current_doc().unwrap().stacks.selected),
+        (60.0, Some(1))
+    );
+    assert!(s2.update(Action::Flame(FlameMsg::ResetZoom)));
+    assert_eq!(s2.current_doc().unwrap().stacks.zoom, None);
+    // A time range asks for the graph and the functions again; a search for its result.
+    s.update(Action::Flame(FlameMsg::SelectTimeRange(Some((10, 20)))));
+    let ranged = SampleFilter { event: 0, range: Some((10, 20)) };
+    let asked = sent(&mut s);
+    assert!(asked.iter().any(|r| matches!(r, Request::Flame { samples, .. } if *samples == ranged)), "{asked:?}");
+    assert!(asked.iter().any(
+        |r| matches!(r, Request::Table { query, .. } if query.table == TableId::StackFunctions && query.samples == Some(ranged.clone()))
+    ));
+    s.update(Action::Flame(FlameMsg::Search("mem".into())));
+    let asked = sent(&mut s);
+    assert!(matches!(&asked[..], [Request::Search { pattern, .. }] if pattern == "mem"), "{asked:?}");
+    s.update(Action::Flame(FlameMsg::ToggleInverted));
+    assert!(sent(&mut s).iter().any(|r| matches!(r, Request::Flame { inverted: true, .. })));
+    s.update(Action::Flame(FlameMsg::ShowSandwich(Some(3))));
+    assert!(sent(&mut s).iter().any(|r| matches!(r, Request::Sandwich { frame: 3, .. })));
+    assert!(!s.update(Action::Flame(FlameMsg::SetEvent(5))), "no such event");
+    assert!(s.update(Action::Flame(FlameMsg::SetEvent(1))));
+}
+
+#[test]
+fn a_sandwich_asked_from_the_functions_table_shows_the_flame_graph() {
+    let mut s = stacked();
+    s.update(Action::SelectTab(View::Functions));
+    sent(&mut s);
+    assert!(s.update(Action::Flame(FlameMsg::ShowSandwich(Some(2)))));
+    assert_eq!(s.current_doc().unwrap().tab, View::Flame);
+}
+
+#[test]
+fn the_view_chosen_for_a_format_is_kept_for_the_next_file_of_that_format() {
+    let mut s = stacked();
+    assert!(s.update(Action::SelectTab(View::Functions)));
+    // A second recording opens on the view chosen for the first, not on its flame graph.
+    s.update(Action::Add { id: 2, name: "q".into(), size: 100, demo: false, select: true });
+    open(&mut s, 2, stacks_summary(), info("file", 0, 100, false), vec![]);
+    assert_eq!(s.current_doc().unwrap().tab, View::Functions);
+    // A profile of another format opens on its own most useful view.
+    s.update(Action::Add { id: 3, name: "p".into(), size: 100, demo: false, select: true });
+    open(&mut s, 3, summary("instrprof-raw", &PROFILE_VIEWS, View::Functions), info("f", 0, 100, false), vec![]);
+    assert_eq!(s.current_doc().unwrap().tab, View::Functions);
+    s.update(Action::SelectTab(View::Summary));
+    // Going back to the first recording after choosing the flame graph on the second.
+    s.update(Action::Select(2));
+    s.update(Action::SelectTab(View::Flame));
+    s.update(Action::Select(1));
+    assert_eq!(s.current_doc().unwrap().tab, View::Flame);
+    // A view the file does not offer is not forced on it.
+    s.update(Action::Add { id: 4, name: "r".into(), size: 100, demo: false, select: true });
+    open(&mut s, 4, summary("instrprof-raw", &[View::Dump], View::Dump), info("f", 0, 100, false), vec![]);
+    assert_eq!(s.current_doc().unwrap().tab, View::Dump);
+}
+
+#[test]
+fn a_binary_dropped_for_a_recording_keeps_the_recording_on_screen_and_names_its_frames() {
+    let mut s = stacked();
+    sent(&mut s);
+    // The binary is dropped alone: it is shown while it is read...
+    s.update(Action::Add { id: 2, name: "cprog".into(), size: 100, demo: false, select: true });
+    assert_eq!(s.current, Some(2));
+    // ...and once it is known to be a binary, the recording comes back, symbolized.
+    open(&mut s, 2, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
+    assert_eq!(s.current, Some(1));
+    assert_eq!(s.current_doc().unwrap().tab, View::Flame);
+    assert!(sent(&mut s).contains(&Request::Symbolize { binaries: vec![2] }));
+    // A kallsyms file likewise.
+    s.update(Action::Add { id: 3, name: "kallsyms".into(), size: 100, demo: false, select: true });
+    open(&mut s, 3, summary("kallsyms", &[View::Dump], View::Dump), info("k", 0, 100, false), vec![]);
+    assert_eq!(s.current, Some(1));
+    assert!(sent(&mut s).contains(&Request::Symbolize { binaries: vec![2, 3] }));
+    // The stacks come back renamed: the graph is asked for again, the table keeps its order.
+    s.update(Action::StackFunctions(TableMsg::Sort("name".into())));
+    let with = vec!["cprog".into(), "kallsyms".into()];
+    s.update(worker(1, Some(9), Reply::Symbolized { stacks: StacksInfo::default(), with }));
+    let asked = sent(&mut s);
+    assert!(asked.contains(&Request::FrameNames), "{asked:?}");
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.stacks.symbolized_with, ["cprog", "kallsyms"]);
+    // A file of another kind dropped over the recording is shown.
+    s.update(Action::Add { id: 4, name: "x.fdata".into(), size: 1, demo: false, select: true });
+    open(&mut s, 4, summary("bolt-fdata", &[View::Dump], View::Dump), info("r", 0, 1, false), vec![]);
+    assert_eq!(s.current, Some(4));
+}

@@ -1,0 +1,35 @@
+//! One folder per view: its state, its messages, its part of the reducer and its
+//! components. [`crate::app`] routes messages and worker replies to them; the
+//! components (browser only) draw them.
+
+use pgolens_protocol::View;
+
+pub mod dump;
+pub mod flame;
+pub mod functions;
+pub mod memprof;
+pub mod stack_functions;
+pub mod summary;
+pub mod table;
+
+/// A view's tab title.
+pub fn title(view: View) -> &'static str {
+    match view {
+        View::Dump => "Dump",
+        View::Flame => "Flame graph",
+        View::Functions => "Functions",
+        View::Summary => "Summary",
+        View::MemProf => "MemProf",
+    }
+}
+
+/// A view's id in the page (tab and panel element ids).
+pub fn id(view: View) -> &'static str {
+    match view {
+        View::Dump => "dump",
+        View::Flame => "flame",
+        View::Functions => "functions",
+        View::Summary => "summary",
+        View::MemProf => "memprof",
+    }
+}
