@@ -48,7 +48,8 @@ async function openFlame() {
   await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
   await dropFiles(page, [{ name: 'synthetic.stacks', bytes: Buffer.from(PROFILE) }]);
   await page.locator('[role=status]').filter({ hasText: 'pgolens-stacks' }).waitFor({ timeout: 15000 });
-  await page.getByRole('tab', { name: 'Flame graph' }).click();
+  // A profile of stacks opens on its flame graph, the graph focused for its keys.
+  await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
   await paintedAtLeast(page, 1);
   // The names come after the first layout.
   await page.waitForFunction(() => document.querySelector('.flame-main canvas').dataset.rects > 0);
@@ -201,15 +202,15 @@ test('selecting a time range on the timeline filters the flame graph and the fun
 test('the Functions tab lists self and total per function, sortable, with a sandwich button', async () => {
   const { page, errors } = await openFlame();
   await page.getByRole('tab', { name: 'Functions' }).click();
-  const rows = page.locator('.fn-body [role=row][data-frame]');
+  const rows = page.locator('.fn-body [role=row][data-id]');
   await rows.first().waitFor();
   const table = () =>
     rows.evaluateAll((els) =>
       els.map((e) => [
         e.querySelector('.fn-name').textContent,
-        e.querySelector('.sf-self').textContent,
-        e.querySelector('.sf-total').textContent,
-        e.querySelector('.sf-total-pct').textContent,
+        e.querySelector('.fn-self').textContent,
+        e.querySelector('.fn-total').textContent,
+        e.querySelector('.fn-total-pct').textContent,
       ]),
     );
   assert.deepEqual(await table(), [
@@ -221,7 +222,7 @@ test('the Functions tab lists self and total per function, sortable, with a sand
     ['idle', '0', '20', '20.00%'],
   ]);
   await page.locator('[role=columnheader][data-column=self] button').click();
-  await page.waitForFunction(() => document.querySelector('.fn-body [role=row][data-frame] .fn-name')?.textContent === 'compute');
+  await page.waitForFunction(() => document.querySelector('.fn-body [role=row][data-id] .fn-name')?.textContent === 'compute');
   // The sandwich of work: callers (main) and callees (compute, memcpy).
   await page.locator('.fn-body [role=row]', { hasText: 'work' }).locator('.sf-sandwich').click();
   await page.locator('.sandwich h3', { hasText: 'Callers and callees of work' }).waitFor();
@@ -266,10 +267,10 @@ test('a perf.data with its binary: the samples, self shares and kernel share per
   assert.ok(overheads.length >= 4, JSON.stringify(overheads));
   await page.getByRole('tab', { name: 'Functions' }).click();
   await page.locator('[role=columnheader][data-column=self] button').click();
-  const rows = page.locator('.fn-body [role=row][data-frame]');
-  await page.waitForFunction(() => document.querySelector('.fn-body [role=row][data-frame] .fn-name')?.textContent === 'hot_loop');
+  const rows = page.locator('.fn-body [role=row][data-id]');
+  await page.waitForFunction(() => document.querySelector('.fn-body [role=row][data-id] .fn-name')?.textContent === 'hot_loop');
   const shown = new Map(
-    await rows.evaluateAll((els) => els.map((e) => [e.querySelector('.fn-name').textContent, e.querySelector('.sf-self-pct').textContent])),
+    await rows.evaluateAll((els) => els.map((e) => [e.querySelector('.fn-name').textContent, e.querySelector('.fn-self-pct').textContent])),
   );
   for (const [name, percent] of overheads) assert.equal(shown.get(name), percent, name);
   assert.deepEqual(errors, []);

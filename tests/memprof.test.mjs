@@ -85,8 +85,12 @@ function header(page, column) {
 function shownRows(page) {
   return rows(page).evaluateAll((els) =>
     els.map((e) => {
-      const row = { guid: e.dataset.guid };
-      for (const cell of e.querySelectorAll('[data-column]')) row[cell.dataset.column] = Number(cell.textContent);
+      const row = {};
+      for (const cell of e.querySelectorAll('[data-column]')) {
+        const c = cell.dataset.column;
+        if (c === 'guid') row.guid = cell.textContent;
+        else if (c !== 'name') row[c] = Number(cell.textContent);
+      }
       return row;
     }),
   );
@@ -98,7 +102,7 @@ test('an indexed profile with MemProf lists every allocation site of show --memo
   const { page, errors } = await open(INDEXED, 'instrprof-indexed');
   const table = page.getByRole('table', { name: 'Allocation sites' });
   assert.equal(Number(await table.getAttribute('aria-rowcount')), sites.length);
-  assert.match(await page.locator('.mp-count').innerText(), new RegExp(`^${sites.length} allocation sites`));
+  assert.match(await page.locator('.memprof .fn-count').innerText(), new RegExp(`^${sites.length} allocation sites`));
 
   // Sorted by total size, largest first, by default.
   const largest = Math.max(...sites.map((s) => s.info.TotalSize));
@@ -167,7 +171,7 @@ test('a raw MemProf file lists its MemInfoBlocks with their stacks of addresses'
   const yaml = await readFile(path.join(corpus, `${RAW}.memory.yaml`), 'utf8');
   const { page, errors } = await open(RAW, 'memprof-raw');
   assert.equal(Number(await page.getByRole('table', { name: 'Allocation sites' }).getAttribute('aria-rowcount')), mibs);
-  assert.match(await page.locator('.mp-count').innerText(), /addresses, not symbolized/);
+  assert.match(await page.locator('.memprof .fn-count').innerText(), /addresses, not symbolized/);
   const shown = await shownRows(page);
   assert.equal(shown.length, mibs);
   // llvm-profdata symbolizes with the binary and keeps the sites inside it: each of

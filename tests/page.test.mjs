@@ -52,6 +52,13 @@ async function selectFile(page, name) {
   await statusShows(page, name);
 }
 
+/** Shows the structural dump: files open on their most useful view, not always the dump. */
+async function showDump(page) {
+  const tab = page.getByRole('tab', { name: 'Dump' });
+  if (await tab.count()) await tab.click();
+  await page.locator('[role=tree] [role=treeitem]').first().waitFor();
+}
+
 async function span(row) {
   return [Number(await row.getAttribute('data-start')), Number(await row.getAttribute('data-end'))];
 }
@@ -72,7 +79,10 @@ test('the demo profile shows on load, labelled as a demo', async () => {
   await page.getByRole('tab', { name: 'Dump' }).waitFor();
   // An instrumentation profile also offers its function table and summary.
   assert.deepEqual(await page.getByRole('tab').allInnerTexts(), ['Dump', 'Functions', 'Summary']);
-  await page.locator('[role=tree] [role=treeitem]').first().waitFor();
+  // It opens on its function table, the hottest first: fib(int), 8361 + 4180 in llvm-profdata show.
+  assert.equal(await page.getByRole('tab', { selected: true }).innerText(), 'Functions');
+  await page.locator('.fn-row[data-id] .fn-name').first().filter({ hasText: 'fib(int)' }).waitFor();
+  await showDump(page);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -85,7 +95,7 @@ test('dropping three files of different formats opens each of them', async () =>
     const [file, id] = FILES[key];
     await selectFile(page, path.basename(file));
     await statusShows(page, id);
-    await page.locator('[role=tree] [role=treeitem]').first().waitFor();
+    await showDump(page);
   }
   assert.equal(await page.locator('.files .file').count(), 4, 'the demo and three files');
   assert.deepEqual(errors, []);
@@ -94,6 +104,7 @@ test('dropping three files of different formats opens each of them', async () =>
 
 test('selecting a node highlights exactly its bytes in the hex pane', async () => {
   const { page } = await openPage();
+  await showDump(page);
   const tree = page.locator('[role=tree]');
   // Expand the header (the root's first child) and pick its second field.
   const header = tree.locator('[role=treeitem][aria-level="2"]').first();
@@ -125,6 +136,7 @@ test('selecting a node highlights exactly its bytes in the hex pane', async () =
 
 test('clicking a byte in the hex pane selects the innermost node holding it', async () => {
   const { page } = await openPage();
+  await showDump(page);
   const tree = page.locator('[role=tree]');
   // Find a field's span by expanding the header, then collapse it again.
   const header = tree.locator('[role=treeitem][aria-level="2"]').first();

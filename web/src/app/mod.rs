@@ -279,9 +279,9 @@ impl State {
             Action::Dump(msg) => self.with_current(|doc, out| doc.dump.update(msg, doc.id, out)),
             Action::Functions(msg) => self.with_current(|doc, out| doc.functions.update(msg, doc.id, out)),
             Action::MemProf(msg) => self.with_current(|doc, out| doc.memprof.update(msg, doc.id, out)),
-            Action::StackFunctions(msg) => self.with_current(|doc, out| {
-                doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out)
-            }),
+            Action::StackFunctions(msg) => {
+                self.with_current(|doc, out| doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out))
+            }
             Action::Flame(msg) => self.with_current(|doc, out| {
                 if !doc.has_stacks() {
                     return false;

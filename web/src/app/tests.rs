@@ -2,7 +2,7 @@
 //! views, the requests each view queues, and the cross-document rules.
 
 use pgolens_protocol::{
-    Cell, Column, CellKind, Envelope, Failure, FnDetail, MemSite, NodeInfo, Opened, Request, Row, SampleFilter,
+    Cell, CellKind, Column, Envelope, Failure, FnDetail, MemSite, NodeInfo, Opened, Request, Row, SampleFilter,
     StacksInfo, TableId, TablePage, TableQuery,
 };
 
@@ -219,13 +219,7 @@ const PROFILE_VIEWS: [View; 3] = [View::Dump, View::Functions, View::Summary];
 fn profile() -> State {
     let mut s = State::default();
     s.update(Action::Add { id: 1, name: "p".into(), size: 100, demo: false, select: true });
-    open(
-        &mut s,
-        1,
-        summary("instrprof-indexed", &PROFILE_VIEWS, View::Functions),
-        info("file", 0, 100, false),
-        vec![],
-    );
+    open(&mut s, 1, summary("instrprof-indexed", &PROFILE_VIEWS, View::Functions), info("file", 0, 100, false), vec![]);
     s
 }
 
@@ -409,7 +403,8 @@ fn a_recording_opens_on_its_flame_graph_which_asks_for_its_views_and_refilters_t
     assert!(asked.contains(&Request::Flame { samples: all.clone(), inverted: false }), "{asked:?}");
     assert!(asked.iter().any(|r| matches!(r, Request::Timeline { event: 0, .. })), "{asked:?}");
     // The graph comes; zooms are clamped to it.
-    let layout = |rects: &[f64]| pgolens_protocol::FlameLayout { rects: rects.to_vec().into(), rows: vec![0, 1, 2].into() };
+    let layout =
+        |rects: &[f64]| pgolens_protocol::FlameLayout { rects: rects.to_vec().into(), rows: vec![0, 1, 2].into() };
     let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 60.0, 0.0];
     // A reply to another filter is dropped.
     let other = SampleFilter { event: 1, range: None };

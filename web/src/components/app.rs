@@ -13,8 +13,9 @@ use yew::prelude::*;
 use super::doc_view::DocView;
 use super::file_list::FileList;
 use super::status::Status;
+use crate::app::{Action, State};
 use crate::bridge::Bridge;
-use crate::state::{Action, DocId, State};
+use pgolens_protocol::DocId;
 
 impl Reducible for State {
     type Action = Action;
@@ -137,17 +138,17 @@ pub fn App() -> Html {
 
     // Post what the reducer queued, then acknowledge it.
     {
-        let outbox = state.outbox.clone();
+        let queue = state.outbox.queue.clone();
         let bridge = bridge.clone();
         let dispatch = state.dispatcher();
-        use_effect_with(outbox, move |outbox| {
-            if let (Some(b), Some((last, _))) = (bridge.borrow().as_ref(), outbox.last()) {
-                for (_, request) in outbox {
-                    if let Err(e) = b.post(request) {
+        use_effect_with(queue, move |queue| {
+            if let (Some(b), Some(last)) = (bridge.borrow().as_ref(), queue.last()) {
+                for envelope in queue {
+                    if let Err(e) = b.post(envelope) {
                         web_sys::console::error_2(&"pgolens: cannot reach the worker".into(), &e);
                     }
                 }
-                dispatch.dispatch(Action::Posted(*last));
+                dispatch.dispatch(Action::Posted(last.req));
             }
         });
     }

@@ -4,15 +4,18 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::dump_view::DumpView;
-use super::flame_graph::FlameGraph;
-use super::functions_view::FunctionsView;
-use super::memprof_view::MemProfView;
-use super::stack_functions_view::StackFunctionsView;
+use pgolens_protocol::View;
+
 use super::status::percent;
-use super::summary_view::SummaryView;
 use super::tabs::Tabs;
-use crate::state::{Action, Doc, Phase, Tab};
+use crate::app::{Action, Doc, Kind, Phase};
+use crate::views;
+use crate::views::dump::dump_view::DumpView;
+use crate::views::flame::flame_graph::FlameGraph;
+use crate::views::functions::functions_view::FunctionsView;
+use crate::views::memprof::memprof_view::MemProfView;
+use crate::views::stack_functions::stack_functions_view::StackFunctionsView;
+use crate::views::summary::summary_view::SummaryView;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -55,28 +58,25 @@ pub fn DocView(props: &Props) -> Html {
             </div>
         },
         Phase::Ready => {
-            let tabs = doc.summary.as_ref().map(|s| s.tabs()).unwrap_or_default();
+            let tabs = doc.tabs();
             let on_tab = props.dispatch.reform(Action::SelectTab);
+            let d = props.dispatch.clone();
             let panel = match doc.tab {
-                Tab::Dump => html! { <DumpView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
-                Tab::FlameGraph => html! { <FlameGraph doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
-                Tab::Functions if doc.has_stacks() => {
-                    html! { <StackFunctionsView doc={doc.clone()} dispatch={props.dispatch.clone()} /> }
-                }
-                Tab::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
-                Tab::Summary => html! { <SummaryView summary={doc.functions.summary.clone()} /> },
-                Tab::MemProf => html! { <MemProfView doc={doc.clone()} dispatch={props.dispatch.clone()} /> },
-                // A later layer: the CFG view.
-                other => html! { <p class="muted">{format!("{} is not available for this file.", other.title())}</p> },
+                View::Dump => html! { <DumpView doc={doc.clone()} dispatch={d} /> },
+                View::Flame => html! { <FlameGraph doc={doc.clone()} dispatch={d} /> },
+                View::Functions if doc.has_stacks() => html! { <StackFunctionsView doc={doc.clone()} dispatch={d} /> },
+                View::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={d} /> },
+                View::Summary => html! { <SummaryView summary={doc.profile_summary.data.clone()} /> },
+                View::MemProf => html! { <MemProfView doc={doc.clone()} dispatch={d} /> },
             };
             html! {
                 <>
                     {notice}
-                    if let Some(why) = doc.summary.as_ref().and_then(|s| s.views_error.clone()) {
+                    if let Some(why) = doc.summary.as_ref().and_then(|s| s.views_error.as_ref().map(|e| e.message.clone())) {
                         <p class="views-note muted" role="note">{format!("Functions and Summary are not available: {why}")}{if doc.summary.as_ref().is_some_and(|s| s.needs_binary()) { " Drop its ELF on the page to decode it." } else { "" }}</p>
                     }
                     <Tabs {tabs} current={doc.tab} {on_tab} />
-                    <div class="panel" role="tabpanel" id={format!("panel-{}", doc.tab.id())} aria-labelledby={format!("tab-{}", doc.tab.id())}>
+                    <div class="panel" role="tabpanel" id={format!("panel-{}", views::id(doc.tab))} aria-labelledby={format!("tab-{}", views::id(doc.tab))}>
                         {panel}
                     </div>
                 </>

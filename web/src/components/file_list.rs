@@ -4,7 +4,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::state::{Action, Doc, DocId, Phase};
+use pgolens_protocol::DocId;
+
+use crate::app::{Action, Doc, Phase};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

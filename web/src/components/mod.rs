@@ -1,20 +1,12 @@
-//! One component per file. Components get plain data and callbacks as props
-//! (`PartialEq`, so unchanged parts do not re-render); only [`app::App`] holds state.
+//! The page's frame: the app (state, worker, drops), the file list, the status line,
+//! the tabs and the document around the views. Components get plain data and
+//! callbacks as props (`PartialEq`, so unchanged parts do not re-render); only
+//! [`app::App`] holds state. Each view's components live in its folder under
+//! `crate::views`.
 
 pub mod app;
 mod doc_view;
-mod dump_view;
 mod file_list;
-mod flame_canvas;
-mod flame_graph;
-mod function_detail;
-mod functions_view;
-mod hex_pane;
-mod memprof_view;
-mod scroll;
-mod stack_functions_view;
-mod status;
-mod summary_view;
+pub mod scroll;
+pub mod status;
 mod tabs;
-mod timeline;
-mod tree_view;

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::state::{Doc, Phase};
+use crate::app::{Doc, Kind, Phase};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -29,7 +29,7 @@ pub fn Status(props: &Props) -> Html {
                         }
                         <span class="detection muted" title="detection">{&s.detection}</span>
                         <span class="size muted">{size_text(s.size, s.file_size)}</span>
-                        if let Some(binary) = &s.correlated_with {
+                        if let Some(binary) = &doc.correlated_with {
                             <span class="correlated">{format!("correlated with {binary}")}</span>
                         } else if s.needs_binary() {
                             <span class="correlated missing">{"needs its binary: drop the instrumented ELF"}</span>

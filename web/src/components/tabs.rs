@@ -1,9 +1,10 @@
-//! The tab list of a file's views (Dump now; flame graph, functions and CFG when the
-//! format provides them).
+//! The tab list of a file's views, in the order the worker offers them.
 
 use yew::prelude::*;
 
-use crate::state::Tab;
+use pgolens_protocol::View as Tab;
+
+use crate::views;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -20,10 +21,10 @@ pub fn Tabs(props: &Props) -> Html {
                 let selected = tab == props.current;
                 let onclick = props.on_tab.reform(move |_: MouseEvent| tab);
                 html! {
-                    <button role="tab" id={format!("tab-{}", tab.id())} aria-selected={selected.to_string()}
-                        aria-controls={format!("panel-{}", tab.id())} tabindex={if selected { "0" } else { "-1" }}
+                    <button role="tab" id={format!("tab-{}", views::id(tab))} aria-selected={selected.to_string()}
+                        aria-controls={format!("panel-{}", views::id(tab))} tabindex={if selected { "0" } else { "-1" }}
                         class={classes!("tab", selected.then_some("current"))} {onclick}>
-                        {tab.title()}
+                        {views::title(tab)}
                     </button>
                 }
             }) }

@@ -517,6 +517,9 @@ impl Session {
                 }
             };
             let mut cells = alloc::vec![name];
+            if !sites.raw {
+                cells.push(site.function.map_or(Cell::Empty, Cell::Hex));
+            }
             cells.extend(shown.iter().map(|&c| site.metric(c).map_or(Cell::Empty, Cell::Count)));
             Some(Row { id, cells })
         }))
@@ -846,7 +849,9 @@ mod tests {
         let mut m = session("memprof-progA.profdata", &corpus("llvm/memprof-progA/memprof-progA.profdata"));
         m.finish().unwrap();
         let page = m.table(&TableQuery::new(TableId::MemProf), 0, 100).unwrap();
-        for c in page.columns.iter().skip(1) {
+        // Name and record GUID first (not sortable), then the core's metrics.
+        assert_eq!(page.columns[1].id, tables::MEMPROF_GUID);
+        for c in page.columns.iter().skip(2) {
             let core = pgolens::model::memprof::Column::from_id(&c.id).unwrap();
             assert_eq!(core.id(), c.id);
             for descending in [false, true] {
@@ -854,7 +859,8 @@ mod tests {
                 assert_eq!(sorted.rows.len(), page.rows.len());
             }
         }
-        assert!(!page.columns[0].sortable);
+        assert!(!page.columns[0].sortable && !page.columns[1].sortable);
+        assert!(page.rows.iter().all(|r| matches!(r.cells[1], Cell::Hex(_))));
 
         let text = "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\n";
         let mut st = session("x.stacks", text.as_bytes());

@@ -106,12 +106,22 @@ pub const MEMPROF_SHOWN: [MemColumn; 8] = [
     MemColumn::TotalLifetimeAccessDensity,
 ];
 
-/// The name column of the MemProf table, then the metrics the profile has.
+/// The MemProf table's record GUID column (indexed profiles: `llvm-profdata show
+/// --memory` names records by it).
+pub const MEMPROF_GUID: &str = "guid";
+
+/// The name column of the MemProf table, an indexed profile's record GUID, then
+/// the metrics the profile has.
 pub fn memprof_columns(has: &[MemColumn], raw: bool) -> Vec<Column> {
     let name = if raw { "Allocation (return address)" } else { "Function" };
     let mut name = column("name", name, CellKind::Name);
     name.sortable = false;
     let mut cols = alloc::vec![name];
+    if !raw {
+        let mut guid = column(MEMPROF_GUID, "GUID", CellKind::Hex);
+        guid.sortable = false;
+        cols.push(guid);
+    }
     for c in MEMPROF_SHOWN.into_iter().filter(|c| has.contains(c)) {
         let mut col = column(c.id(), memprof_title(c), CellKind::Count);
         col.help = Some(c.id().to_string());

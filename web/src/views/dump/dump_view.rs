@@ -6,7 +6,8 @@ use yew::prelude::*;
 
 use super::hex_pane::HexPane;
 use super::tree_view::TreeView;
-use crate::state::{Action, Doc};
+use super::Msg;
+use crate::app::{Action, Doc};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -22,21 +23,21 @@ pub fn DumpView(props: &Props) -> Html {
         <div class="dump">
             <TreeView
                 key={format!("tree-{}", doc.id)}
-                tree={doc.tree.clone()}
-                selected={doc.selected}
-                focus={doc.tree_focus}
-                on_toggle={d.reform(Action::Toggle)}
-                on_select={d.reform(Action::SelectNode)}
-                on_key={d.reform(Action::Key)}
+                tree={doc.dump.tree.clone()}
+                selected={doc.dump.selected}
+                focus={doc.dump.tree_focus}
+                on_toggle={d.reform(|n| Action::Dump(Msg::Toggle(n)))}
+                on_select={d.reform(|n| Action::Dump(Msg::Select(n)))}
+                on_key={d.reform(|k| Action::Dump(Msg::Key(k)))}
             />
             <HexPane
                 key={format!("hex-{}", doc.id)}
-                size={doc.content_size()}
-                cache={doc.hex.clone()}
-                selection={doc.selection()}
-                focus={doc.hex_focus}
-                on_need={d.reform(|(start, end)| Action::NeedBytes { start, end })}
-                on_reveal={d.reform(Action::Reveal)}
+                size={doc.dump.size}
+                cache={doc.dump.hex.clone()}
+                selection={doc.dump.selection()}
+                focus={doc.dump.hex_focus}
+                on_need={d.reform(|(start, end)| Action::Dump(Msg::NeedBytes { start, end }))}
+                on_reveal={d.reform(|o| Action::Dump(Msg::Reveal(o)))}
             />
         </div>
     }

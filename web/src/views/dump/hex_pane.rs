@@ -6,9 +6,9 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 use yew::prelude::*;
 
-use super::scroll::{scroll_to, use_scroll};
+use super::HexCache;
+use crate::components::scroll::{scroll_to, use_scroll};
 use crate::layout;
-use crate::state::HexCache;
 
 /// Height of one row; `.hex .hex-row` in style.css has the same.
 const ROW_PX: f64 = 18.0;

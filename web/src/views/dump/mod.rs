@@ -150,7 +150,6 @@ impl Tree {
     }
 }
 
-
 /// The bytes the hex pane has, and the window it asked for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HexCache {
@@ -198,7 +197,10 @@ pub enum Msg {
     /// A byte was clicked: reveal the node holding it.
     Reveal(u64),
     /// The hex pane shows `start..end`.
-    NeedBytes { start: u64, end: u64 },
+    NeedBytes {
+        start: u64,
+        end: u64,
+    },
 }
 
 /// The dump of one file.
@@ -256,7 +258,8 @@ impl Dump {
             Reply::Children { path, nodes } => {
                 let Some(id) = self.tree.find(path) else { return false };
                 let tree = Rc::make_mut(&mut self.tree);
-                let waited = matches!(tree.node(id).map(|n| &n.children), Some(Children::Loading { req: r }) if Some(*r) == req);
+                let waited =
+                    matches!(tree.node(id).map(|n| &n.children), Some(Children::Loading { req: r }) if Some(*r) == req);
                 tree.set_children(id, nodes.clone());
                 if let (true, Some(node)) = (waited, tree.nodes.get_mut(id)) {
                     node.expanded = true;

@@ -7,9 +7,9 @@ use std::rc::Rc;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
-use super::scroll::{scroll_to, use_scroll};
+use super::{Children, Key, NodeId, Tree};
+use crate::components::scroll::{scroll_to, use_scroll};
 use crate::layout;
-use crate::state::{Children, Key, NodeId, Tree};
 
 /// Height of one row; `.tree .row` in style.css has the same.
 const ROW_PX: f64 = 22.0;

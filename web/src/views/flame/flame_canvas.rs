@@ -14,8 +14,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{AddEventListenerOptions, Element, HtmlCanvasElement, ResizeObserver, WheelEvent};
 use yew::prelude::*;
 
-use crate::flame_state::{FlameData, Found, FrameNames, Zoom, ROW_PX};
-use crate::render::flame::{paint, Scene};
+use super::render::{paint, Scene};
+use super::{FlameData, Found, FrameLookup, FrameNames, Zoom, ROW_PX};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

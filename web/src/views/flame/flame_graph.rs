@@ -13,8 +13,8 @@ use yew::prelude::*;
 
 use super::flame_canvas::FlameCanvas;
 use super::timeline::Timeline;
-use crate::flame_state::Zoom;
-use crate::state::{Action, Doc};
+use super::{FlameData, FrameLookup, Msg, Zoom};
+use crate::app::{Action, Doc};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -65,18 +65,18 @@ pub fn FlameGraph(props: &Props) -> Html {
                     e.prevent_default();
                     return;
                 }
-                "Escape" => Action::ResetZoom,
-                "i" => Action::ToggleInverted,
+                "Escape" => Action::Flame(Msg::ResetZoom),
+                "i" => Action::Flame(Msg::ToggleInverted),
                 "s" => match selected_frame.or(*hovered.borrow()).filter(|&f| f != u32::MAX) {
-                    Some(f) => Action::ShowSandwich(Some(f)),
+                    Some(f) => Action::Flame(Msg::ShowSandwich(Some(f))),
                     None => return,
                 },
-                "ArrowLeft" => Action::SetZoom(zoom.panned(-step, 0.0)),
-                "ArrowRight" => Action::SetZoom(zoom.panned(step, 0.0)),
-                "ArrowUp" => Action::SetZoom(zoom.panned(0.0, 1.0)),
-                "ArrowDown" => Action::SetZoom(zoom.panned(0.0, -1.0)),
-                "+" | "=" => Action::SetZoom(zoom.scaled(0.8, 0.5)),
-                "-" | "_" => Action::SetZoom(zoom.scaled(1.25, 0.5)),
+                "ArrowLeft" => Action::Flame(Msg::SetZoom(zoom.panned(-step, 0.0))),
+                "ArrowRight" => Action::Flame(Msg::SetZoom(zoom.panned(step, 0.0))),
+                "ArrowUp" => Action::Flame(Msg::SetZoom(zoom.panned(0.0, 1.0))),
+                "ArrowDown" => Action::Flame(Msg::SetZoom(zoom.panned(0.0, -1.0))),
+                "+" | "=" => Action::Flame(Msg::SetZoom(zoom.scaled(0.8, 0.5))),
+                "-" | "_" => Action::Flame(Msg::SetZoom(zoom.scaled(1.25, 0.5))),
                 _ => return,
             };
             e.prevent_default();
@@ -89,10 +89,10 @@ pub fn FlameGraph(props: &Props) -> Html {
     });
     let onevent = d.reform(|e: Event| {
         let v = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
-        Action::SetEvent(v.parse().unwrap_or(0))
+        Action::Flame(Msg::SetEvent(v.parse().unwrap_or(0)))
     });
     let onsearch = d.reform(|e: InputEvent| {
-        Action::SearchFrames(e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default())
+        Action::Flame(Msg::Search(e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default()))
     });
     let share = st.found().map(|f| {
         let pct = if f.total == 0 { 0.0 } else { f.weight as f64 * 100.0 / f.total as f64 };
@@ -105,16 +105,16 @@ pub fn FlameGraph(props: &Props) -> Html {
         Some(data) => html! {
             <FlameCanvas data={data.clone()} names={st.names.clone()} {zoom} icicle={st.inverted}
                 hit={hit.clone()} selected={st.selected} label="Flame graph"
-                on_zoom={Some(d.reform(Action::SetZoom))}
-                on_click={Some(d.reform(Action::ZoomToRect))}
-                on_sandwich={Some(d.reform(|f| Action::ShowSandwich(Some(f))))}
+                on_zoom={Some(d.reform(|z| Action::Flame(Msg::SetZoom(z))))}
+                on_click={Some(d.reform(|r| Action::Flame(Msg::ZoomToRect(r))))}
+                on_sandwich={Some(d.reform(|f| Action::Flame(Msg::ShowSandwich(Some(f)))))}
                 on_hover={Some({ let hovered = hovered.clone(); Callback::from(move |f| *hovered.borrow_mut() = f) })} />
         },
         None => html! { <p class="muted">{"Aggregating the stacks…"}</p> },
     };
     let sandwich = st.sandwich.as_ref().map(|s| {
         let name = st.names.as_ref().map_or_else(|| format!("frame {}", s.frame), |n| n.name(s.frame).to_string());
-        let part = |data: &Option<Rc<crate::flame_state::FlameData>>, label: &'static str, icicle: bool| match data {
+        let part = |data: &Option<Rc<FlameData>>, label: &'static str, icicle: bool| match data {
             Some(data) => html! {
                 <FlameCanvas data={data.clone()} names={st.names.clone()} zoom={Zoom::all(data.total())} {icicle}
                     hit={hit.clone()} label={label} />
@@ -126,7 +126,7 @@ pub fn FlameGraph(props: &Props) -> Html {
                 <div class="fn-toolbar">
                     <h3 class="mono">{format!("Callers and callees of {name}")}</h3>
                     <span class="spacer"></span>
-                    <button class="sandwich-close" onclick={d.reform(|_: MouseEvent| Action::ShowSandwich(None))}>{"Close"}</button>
+                    <button class="sandwich-close" onclick={d.reform(|_: MouseEvent| Action::Flame(Msg::ShowSandwich(None)))}>{"Close"}</button>
                 </div>
                 <div class="sandwich-callers">{part(&s.callers, "Callers", false)}</div>
                 <div class="sandwich-callees">{part(&s.callees, "Callees", true)}</div>
@@ -147,18 +147,18 @@ pub fn FlameGraph(props: &Props) -> Html {
                 <span class="muted flame-share" aria-live="polite">{share.unwrap_or_default()}</span>
                 <span class="spacer"></span>
                 <label class="flame-invert"><input type="checkbox" checked={st.inverted}
-                    onchange={d.reform(|_: Event| Action::ToggleInverted)} />{" Inverted (icicle) "}<kbd>{"i"}</kbd></label>
+                    onchange={d.reform(|_: Event| Action::Flame(Msg::ToggleInverted))} />{" Inverted (icicle) "}<kbd>{"i"}</kbd></label>
                 if let Some(f) = selected_frame.filter(|&f| f != u32::MAX) {
-                    <button class="flame-sandwich" onclick={d.reform(move |_: MouseEvent| Action::ShowSandwich(Some(f)))}>{"Sandwich "}<kbd>{"s"}</kbd></button>
+                    <button class="flame-sandwich" onclick={d.reform(move |_: MouseEvent| Action::Flame(Msg::ShowSandwich(Some(f))))}>{"Sandwich "}<kbd>{"s"}</kbd></button>
                 }
-                <button class="flame-reset" onclick={d.reform(|_: MouseEvent| Action::ResetZoom)}>{"Reset zoom "}<kbd>{"Esc"}</kbd></button>
+                <button class="flame-reset" onclick={d.reform(|_: MouseEvent| Action::Flame(Msg::ResetZoom))}>{"Reset zoom "}<kbd>{"Esc"}</kbd></button>
                 if !st.symbolized_with.is_empty() {
                     <span class="muted flame-symbols" title="Frames named from these files">{format!("symbols: {}", st.symbolized_with.join(", "))}</span>
                 }
                 <span class="muted flame-total">{total.map(|t| format!("{t} samples")).unwrap_or_default()}</span>
             </div>
             if let Some(t) = &st.timeline {
-                <Timeline data={t.clone()} range={st.samples.range} on_range={d.reform(Action::SelectTimeRange)} />
+                <Timeline data={t.clone()} range={st.samples.range} on_range={d.reform(|r| Action::Flame(Msg::SelectTimeRange(r)))} />
             }
             <div class="flame-main">{graph}</div>
             {sandwich.unwrap_or_default()}

@@ -261,7 +261,8 @@ impl Stacks {
                     return Changed { changed: false, refresh: false };
                 };
                 let top = self.zoom().top;
-                let zoom = Zoom { x0: x0 as f64, x1: (x0 + w) as f64, top }.clamped(flame.total(), flame.flame.depths());
+                let zoom =
+                    Zoom { x0: x0 as f64, x1: (x0 + w) as f64, top }.clamped(flame.total(), flame.flame.depths());
                 self.zoom = Some(zoom);
                 self.selected = Some(rect);
                 (true, false)

@@ -8,7 +8,7 @@ use pgolens::layout::flame::{Viewport, Visible, MERGED};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::flame_state::{FlameData, FrameNames, Zoom, ROW_PX};
+use super::{FlameData, FrameLookup, FrameNames, Zoom, ROW_PX};
 
 /// Rectangles narrower than this (CSS px) are drawn merged.
 pub const MIN_PX: f64 = 1.0;

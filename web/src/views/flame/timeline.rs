@@ -10,7 +10,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::flame_canvas::use_size;
 use yew::prelude::*;
 
-use crate::flame_state::TimelineData;
+use pgolens_protocol::Timeline as TimelineData;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

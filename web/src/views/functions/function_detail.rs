@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::state::FnDetail;
+use pgolens_protocol::FnDetail;
 
 /// The chart's drawing size in its own units (the SVG scales to its box).
 const CHART_W: f64 = 600.0;
@@ -41,7 +41,7 @@ pub fn FunctionDetail(props: &Props) -> Html {
         <aside class="fn-detail" aria-label="Function detail">
             <h2 class="fn-title" title={detail.name.clone()}>{detail.demangled.clone().unwrap_or_else(|| detail.name.clone())}</h2>
             <div class="muted mono">{detail.name.clone()}</div>
-            if let Some(hash) = &detail.hash { <div class="muted mono">{format!("hash {hash}")}</div> }
+            if let Some(hash) = detail.hash { <div class="muted mono">{format!("hash {hash:#018x}")}</div> }
             <section aria-label="Counters">
                 <h3>{format!("Counters ({})", detail.counters.len())}
                     <label class="fn-log"><input type="checkbox" checked={props.log_scale} onchange={on_log} />{"log scale"}</label>
@@ -66,7 +66,7 @@ pub fn FunctionDetail(props: &Props) -> Html {
                             <caption>{format!("{} site {}", site.kind, site.index)}</caption>
                             <tbody>
                                 { for site.targets.iter().map(|t| html! {
-                                    <tr><td class="mono target" title={t.name.clone()}>{&t.label}</td><td class="num count">{t.count}</td></tr>
+                                    <tr><td class="mono target" title={t.name.clone()}>{t.demangled.clone().or_else(|| t.name.clone()).unwrap_or_else(|| t.value.to_string())}</td><td class="num count">{t.count}</td></tr>
                                 }) }
                                 if site.targets.is_empty() { <tr><td class="muted">{"no values"}</td></tr> }
                             </tbody>

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::state::ProfileSummary;
+use pgolens_protocol::ProfileSummary;
 
 const PLOT_W: f64 = 520.0;
 const PLOT_H: f64 = 240.0;
