@@ -21,6 +21,7 @@ pub mod compress;
 pub mod detect;
 pub mod dump;
 pub mod error;
+pub mod format;
 pub mod formats;
 pub mod layout;
 pub mod model;
@@ -30,9 +31,10 @@ pub mod symbolize;
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-pub use detect::{detect, Detection, Format};
+pub use detect::detect;
 pub use dump::{Deferred, Node};
 pub use error::{Error, ErrorKind, Location, Result};
+pub use format::{Detection, Format};
 
 /// The input as the decoders see it: gzip-compressed files are decompressed here.
 pub struct Input<'a> {

@@ -9,9 +9,9 @@ use alloc::vec::Vec;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness};
 
-use crate::detect::{Detection, Format};
 use crate::dump::{Fields, Node};
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 use crate::formats::bolt::bat;
 use crate::read::{Endian, Reader};
 

@@ -6,8 +6,10 @@
 //! misaligned garbage.
 
 mod lines;
+mod text;
 
 pub use lines::{Line, Lines};
+pub use text::{fields, head_lines, is_decimal, is_hex, looks_like_text};
 
 use crate::error::{Error, Result};
 

@@ -19,10 +19,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::symbols::{Aliases, Binding, Symbol, Symbols};
-use crate::detect::{Detection, Format};
 use crate::error::{Error, Result};
-use crate::formats::text;
-use crate::read::Lines;
+use crate::format::{Detection, Format};
+use crate::read::{head_lines, Lines};
 
 /// How many non-blank lines detection checks.
 const SNIFF_LINES: usize = 64;
@@ -31,7 +30,7 @@ const SNIFF_LINES: usize = 64;
 /// line shape is checked: a file read without permission (every address 0) is still
 /// kallsyms, and [`Kallsyms::parse`] says why it cannot be used.
 pub fn sniff(data: &[u8]) -> Option<Detection> {
-    let mut lines = text::head_lines(data).filter(|l| !l.iter().all(u8::is_ascii_whitespace)).take(SNIFF_LINES);
+    let mut lines = head_lines(data).filter(|l| !l.iter().all(u8::is_ascii_whitespace)).take(SNIFF_LINES);
     let first = lines.next()?;
     let is_symbol = |line: &[u8]| matches!(parse_line(line), Ok(Some(_) | None));
     (is_symbol(first) && lines.all(is_symbol)).then(|| Detection::new(Format::Kallsyms))

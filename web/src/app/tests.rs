@@ -375,6 +375,10 @@ fn closing_a_file_selects_a_neighbour_and_frees_the_session() {
     assert_eq!((e.doc, e.request), (2, Request::Close));
     assert!(s.update(Action::Close(1)));
     assert_eq!(s.current, None);
+    // The worker may still answer for a file that is gone: nothing changes.
+    assert!(!s.update(worker(1, None, Reply::Progress { loaded: 1, total: 2, phase: ReadPhase::Read })));
+    assert!(!open(&mut s, 2, summary("instrprof-raw", &[View::Dump], View::Dump), info("root", 0, 1, false), vec![]));
+    assert!(s.docs.is_empty());
 }
 
 const STACK_VIEWS: [View; 3] = [View::Dump, View::Flame, View::Functions];

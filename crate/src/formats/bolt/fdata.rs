@@ -1,8 +1,8 @@
 //! BOLT fdata: `[boltedcollection]`, `[no_lbr EVENTS]`, then lines of
 //! `KIND NAME OFFSET` locations with counts (branch, sample or memory lines).
 
-use crate::detect::{Detection, Format};
-use crate::formats::text::{fields, head_lines, is_decimal, is_hex};
+use crate::format::{Detection, Format};
+use crate::read::{fields, head_lines, is_decimal, is_hex};
 
 fn is_count(field: &[u8]) -> bool {
     is_decimal(field.strip_prefix(b"-").unwrap_or(field))

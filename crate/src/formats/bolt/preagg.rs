@@ -1,8 +1,8 @@
 //! Pre-aggregated profiles for `perf2bolt --pa`: one entry per line, a type letter
 //! (`E S T R B F f r`) then locations (`[BUILDID:]HEXOFFSET`) and decimal counters.
 
-use crate::detect::{Detection, Format};
-use crate::formats::text::{fields, head_lines, is_decimal, is_hex};
+use crate::format::{Detection, Format};
+use crate::read::{fields, head_lines, is_decimal, is_hex};
 
 fn is_location(field: &[u8]) -> bool {
     match field.iter().position(|&b| b == b':') {

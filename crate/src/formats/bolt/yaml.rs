@@ -1,8 +1,8 @@
 //! BOLT YAML profiles (`llvm-bolt -w`, `perf2bolt -w`): a `header` mapping with
 //! `profile-version: 1`, then `functions`.
 
-use crate::detect::{Detection, Format};
-use crate::formats::text::head_lines;
+use crate::format::{Detection, Format};
+use crate::read::head_lines;
 
 pub fn sniff(data: &[u8]) -> Option<Detection> {
     let mut lines = head_lines(data).filter(|l| !l.is_empty() && !l.starts_with(b"#"));

@@ -23,9 +23,9 @@
 
 use alloc::vec::Vec;
 
-use crate::detect::{Detection, Format};
 use crate::dump::{Fields, Node, Text};
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 use crate::read::{Endian, Reader};
 
 /// "gcda" as a word; little-endian producers write `adcg`.

@@ -8,9 +8,9 @@ pub mod afdo;
 pub mod v4;
 pub mod v4text;
 
-use crate::detect::{Detection, Format};
 use crate::dump::Node;
 use crate::error::Result;
+use crate::format::{Detection, Format};
 
 pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     if let Some(d) = v4::sniff(data)? {

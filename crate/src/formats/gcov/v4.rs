@@ -26,9 +26,9 @@
 
 use alloc::vec::Vec;
 
-use crate::detect::{Detection, Format};
 use crate::dump::{Fields, Node};
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 use crate::read::{Endian, Reader};
 
 pub const MAGIC: &[u8; 4] = b"gcov";

@@ -1,6 +1,6 @@
 //! AutoFDO GCOV v4 text form: `filenames = { ... } summary = { ... }` then symbols.
 
-use crate::detect::{Detection, Format};
+use crate::format::{Detection, Format};
 
 pub fn sniff(data: &[u8]) -> Option<Detection> {
     let head = data.get(..4096).unwrap_or(data).trim_ascii_start();

@@ -21,7 +21,7 @@ use object::{elf, Endianness};
 
 use super::decode_raw::{read_names, read_record, Correlation};
 use super::flags;
-use super::raw::{header_fields, magic_of, RecordLayout};
+use super::raw_layout::{header_fields, magic_of, RecordLayout};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 

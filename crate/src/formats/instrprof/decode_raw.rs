@@ -21,7 +21,7 @@ use alloc::vec::Vec;
 
 use super::flags;
 use super::model::{Function, Profile, Trace, ValueData, IPVK_INDIRECT_CALL_TARGET, IPVK_VTABLE_TARGET, VALUE_KINDS};
-use super::raw::{header_fields, magic_of, pad8, RecordLayout, MAX_VALUE_KIND_LAST};
+use super::raw_layout::{header_fields, magic_of, pad8, RecordLayout, MAX_VALUE_KIND_LAST};
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 

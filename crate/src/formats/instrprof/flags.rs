@@ -1,7 +1,7 @@
 //! The variant flags in the high 32 bits of the instrprof `Version` word (raw and
 //! indexed share them).
 
-use crate::detect::Detection;
+use crate::format::Detection;
 
 /// `(mask, name)`, names as `llvm-profdata` and the layout notes use them.
 pub const VARIANT_FLAGS: [(u64, &str); 9] = [

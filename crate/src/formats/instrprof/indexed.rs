@@ -16,9 +16,9 @@
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-use crate::detect::{Detection, Format};
 use crate::dump::{Deferred, Fields, Node, Text};
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 use crate::read::{Endian, Reader};
 
 /// `\xfflprofi\x81` as a little-endian u64.
@@ -618,7 +618,7 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
         }
         // The writer always pads with zeros to 8 bytes: a file that ends inside the
         // padding was cut short.
-        let pad = super::raw::pad8(size);
+        let pad = super::raw_layout::pad8(size);
         if pad > 0 {
             let pad_at = vr.offset();
             vr.skip(pad, "padding")?;

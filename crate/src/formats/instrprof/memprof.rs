@@ -17,9 +17,9 @@
 
 use alloc::vec::Vec;
 
-use crate::detect::{Detection, Format};
 use crate::dump::{Fields, Node};
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 use crate::read::{Endian, Reader};
 
 /// `\xffmprofr\x81` as a u64 in the producer's byte order.

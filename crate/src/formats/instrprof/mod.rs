@@ -16,12 +16,13 @@ pub mod memprof_model;
 pub mod model;
 pub mod proftext;
 pub mod raw;
+pub mod raw_layout;
 pub mod text;
 mod value_data;
 
-use crate::detect::{Detection, Format};
 use crate::dump::Node;
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 
 pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     if let Some(d) = raw::sniff(data)? {
@@ -44,7 +45,7 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
 /// Decodes a raw, indexed or text profile into the model. `binary` is the instrumented
 /// ELF, needed (and only used) for correlated raw profiles.
 pub fn decode(data: &[u8], binary: Option<&[u8]>) -> Result<model::Profile> {
-    if raw::magic_of(data).is_some() {
+    if raw_layout::magic_of(data).is_some() {
         let correlation = match binary {
             Some(elf) => Some(correlate::from_elf(elf, data)?),
             None => None,
@@ -54,7 +55,7 @@ pub fn decode(data: &[u8], binary: Option<&[u8]>) -> Result<model::Profile> {
     if data.starts_with(&indexed::MAGIC.to_le_bytes()) {
         return decode_indexed::decode(data);
     }
-    if matches!(crate::detect::detect(data).map(|d| d.format), Ok(Format::InstrProfText)) {
+    if matches!(crate::formats::text::sniff(data).map(|d| d.format), Some(Format::InstrProfText)) {
         return decode_text::decode(data);
     }
     Err(Error::malformed(0, "expected a raw, indexed or text instrprof profile"))

@@ -24,29 +24,12 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::decode_raw::{self, RawRecord};
+use super::raw_layout::{header_fields, magic_of, pad8, RecordLayout, MAX_VALUE_KIND_LAST};
 use super::value_data;
-use crate::detect::{Detection, Format};
 use crate::dump::{Deferred, Fields, Node, Text};
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 use crate::read::{Endian, Reader};
-
-/// `\xfflprofr\x81` as a u64; `\xfflprofR\x81` for 32-bit producers.
-pub const MAGIC_64: u64 = 0xff6c_7072_6f66_7281;
-pub const MAGIC_32: u64 = 0xff6c_7072_6f66_5281;
-
-pub(crate) fn magic_of(data: &[u8]) -> Option<(Endian, u8)> {
-    let head = data.get(..8)?;
-    let mut magic = [0u8; 8];
-    magic.copy_from_slice(head);
-    let (le, be) = (u64::from_le_bytes(magic), u64::from_be_bytes(magic));
-    Some(match (le, be) {
-        (MAGIC_64, _) => (Endian::Little, 64),
-        (_, MAGIC_64) => (Endian::Big, 64),
-        (MAGIC_32, _) => (Endian::Little, 32),
-        (_, MAGIC_32) => (Endian::Big, 32),
-        _ => return None,
-    })
-}
 
 pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     let Some((endian, bits)) = magic_of(data) else { return Ok(None) };
@@ -55,83 +38,6 @@ pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     let version = r.u64("Version")?;
     let detection = Detection::new(Format::InstrProfRaw).word_size(bits).endian(endian);
     Ok(Some(super::flags::describe(detection, version)))
-}
-
-/// The header fields after Magic and Version, per raw version (`__llvm_profile_header`).
-pub(crate) fn header_fields(version: u64) -> Option<&'static [&'static str]> {
-    Some(match version {
-        5 => &[
-            "NumData",
-            "PaddingBytesBeforeCounters",
-            "NumCounters",
-            "PaddingBytesAfterCounters",
-            "NamesSize",
-            "CountersDelta",
-            "NamesDelta",
-            "ValueKindLast",
-        ],
-        7 | 8 => &[
-            "BinaryIdsSize",
-            "NumData",
-            "PaddingBytesBeforeCounters",
-            "NumCounters",
-            "PaddingBytesAfterCounters",
-            "NamesSize",
-            "CountersDelta",
-            "NamesDelta",
-            "ValueKindLast",
-        ],
-        9 => &[
-            "BinaryIdsSize",
-            "NumData",
-            "PaddingBytesBeforeCounters",
-            "NumCounters",
-            "PaddingBytesAfterCounters",
-            "NumBitmapBytes",
-            "PaddingBytesAfterBitmapBytes",
-            "NamesSize",
-            "CountersDelta",
-            "BitmapDelta",
-            "NamesDelta",
-            "ValueKindLast",
-        ],
-        10 => &[
-            "BinaryIdsSize",
-            "NumData",
-            "PaddingBytesBeforeCounters",
-            "NumCounters",
-            "PaddingBytesAfterCounters",
-            "NumBitmapBytes",
-            "PaddingBytesAfterBitmapBytes",
-            "NamesSize",
-            "CountersDelta",
-            "BitmapDelta",
-            "NamesDelta",
-            "NumVTables",
-            "VNamesSize",
-            "ValueKindLast",
-        ],
-        11 => &[
-            "BinaryIdsSize",
-            "NumData",
-            "PaddingBytesBeforeCounters",
-            "NumCounters",
-            "PaddingBytesAfterCounters",
-            "NumBitmapBytes",
-            "PaddingBytesAfterBitmapBytes",
-            "NumUniformCounters",
-            "PaddingBytesAfterUniformCounters",
-            "UniformCountersDelta",
-            "NamesSize",
-            "CountersDelta",
-            "BitmapDelta",
-            "NamesDelta",
-            "NumVTables",
-            "VNamesSize",
-            "ValueKindLast",
-        ],
-        _ => return None,
-    })
 }
 
 /// A header value with the offset of its field, so errors about it can point there.
@@ -161,9 +67,6 @@ struct Header {
     vnames_size: Field,
     value_kind_last: Field,
 }
-
-/// The largest `ValueKindLast` we accept; LLVM has 3 kinds (0..=2).
-pub(crate) const MAX_VALUE_KIND_LAST: u64 = 15;
 
 fn read_header(r: &mut Reader<'_>, bits: u8) -> Result<(Header, Node)> {
     let start = r.offset();
@@ -215,11 +118,6 @@ fn read_header(r: &mut Reader<'_>, bits: u8) -> Result<(Header, Node)> {
     Ok((h, node))
 }
 
-/// `7 & (8 - x % 8)`: the zero bytes LLVM puts after names sections.
-pub(crate) fn pad8(len: u64) -> u64 {
-    7 & 8u64.wrapping_sub(len % 8)
-}
-
 /// `count × size` bytes, checked against what remains in `r`; the error points at
 /// the header field that holds `count`.
 fn region_len(r: &Reader<'_>, count: Field, size: u64, expected: &'static str) -> Result<u64> {
@@ -255,39 +153,6 @@ fn take_region(
     r.skip(len, label)?;
     out.push(Node::leaf(label, start, r.offset(), value));
     Ok(())
-}
-
-/// Field layout of one data record (`__llvm_profile_data`).
-pub(crate) struct RecordLayout {
-    pub(crate) ptr: u64,
-    pub(crate) sites: u64,
-    pub(crate) uniform: bool,
-    pub(crate) bitmap: bool,
-    pub(crate) size: u64,
-}
-
-impl RecordLayout {
-    pub(crate) fn new(version: u64, bits: u8, value_kind_last: u64) -> Self {
-        let ptr: u64 = if bits == 32 { 4 } else { 8 };
-        let uniform = version >= 11;
-        let bitmap = version >= 9;
-        let sites = value_kind_last.saturating_add(1);
-        // NameRef, FuncHash, then CounterPtr, [UniformCounterPtr], [BitmapPtr],
-        // FunctionPointer, Values; NumCounters u32; NumValueSites u16 × sites;
-        // [OffloadDeviceWaveSize u16]; [NumBitmapBytes u32 at a 4-byte boundary];
-        // the struct is `alignas(8)`.
-        let pointers = 3u64.saturating_add(u64::from(uniform)).saturating_add(u64::from(bitmap));
-        let mut size = 16u64.saturating_add(ptr.saturating_mul(pointers)).saturating_add(4);
-        size = size.saturating_add(sites.saturating_mul(2)).saturating_add(if uniform { 2 } else { 0 });
-        if bitmap {
-            size = align_up(size, 4).saturating_add(4);
-        }
-        RecordLayout { ptr, sites, uniform, bitmap, size: align_up(size, 8) }
-    }
-}
-
-fn align_up(x: u64, to: u64) -> u64 {
-    x.saturating_add(to.saturating_sub(1)).checked_div(to).unwrap_or(0).saturating_mul(to)
 }
 
 /// One data record, its value saying whose it is (`shown`).
@@ -1017,6 +882,7 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::instrprof::raw_layout::{MAGIC_32, MAGIC_64};
 
     fn det() -> Detection {
         Detection::new(Format::InstrProfRaw)

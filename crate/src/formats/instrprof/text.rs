@@ -2,13 +2,13 @@
 //! optional `:ir`/`:fe`/`:csir`/... header lines, then per function its name, hash,
 //! counter count and counters, one per line; `#` lines are comments.
 
-use crate::detect::{Detection, Format};
-use crate::formats::text::{head_lines, is_decimal};
+use crate::format::{Detection, Format};
+use crate::read::{head_lines, is_decimal};
 
 fn is_integer(line: &[u8]) -> bool {
     let line = line.trim_ascii();
     match line.strip_prefix(b"0x").or_else(|| line.strip_prefix(b"0X")) {
-        Some(hex) => crate::formats::text::is_hex(hex),
+        Some(hex) => crate::read::is_hex(hex),
         None => is_decimal(line),
     }
 }

@@ -13,7 +13,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::model::{IPVK_INDIRECT_CALL_TARGET, IPVK_MEMOP_SIZE, IPVK_VTABLE_TARGET, VALUE_KINDS};
-use super::raw::pad8;
+use super::raw_layout::pad8;
 use crate::dump::{Fields, Node};
 use crate::error::{Error, Result};
 use crate::read::Reader;

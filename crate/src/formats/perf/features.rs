@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::attr::Attr;
-use super::record::{c_string, misc, RecordHeader};
+use super::record::{c_string, BuildIdEntry, RecordHeader};
 use crate::dump::{Fields, Node, Text};
 use crate::error::{Error, Result};
 use crate::read::Reader;
@@ -31,46 +31,6 @@ pub const SAMPLE_TIME: u32 = 21;
 pub const CLOCKID: u32 = 23;
 pub const COMPRESSED: u32 = 27;
 pub const CLOCK_DATA: u32 = 29;
-
-/// One `build_id_event`: a DSO and its build id.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BuildIdEntry {
-    pub misc: u16,
-    pub pid: i32,
-    pub build_id: Vec<u8>,
-    pub filename: Vec<u8>,
-}
-
-impl BuildIdEntry {
-    /// The body after the record header: pid, 24 id bytes, the file name.
-    pub fn parse_body(header: RecordHeader, r: &mut Reader<'_>) -> Result<BuildIdEntry> {
-        let pid = r.i32("build_id pid")?;
-        let raw = r.bytes(24, "build_id")?;
-        let len = if header.misc & misc::BUILD_ID_SIZE != 0 {
-            usize::from(raw.get(20).copied().unwrap_or(20)).min(20)
-        } else {
-            // Without the size, trailing zero 4-byte groups are padding.
-            let groups = raw.get(..20).unwrap_or(&[]).chunks(4);
-            let zero_groups = groups.rev().take_while(|g| g.iter().all(|&b| b == 0)).count();
-            20usize.saturating_sub(zero_groups.saturating_mul(4))
-        };
-        let build_id = raw.get(..len).unwrap_or(&[]).to_vec();
-        Ok(BuildIdEntry { misc: header.misc, pid, build_id, filename: c_string(r.rest()).to_vec() })
-    }
-
-    pub fn build_id_hex(&self) -> String {
-        hex(&self.build_id)
-    }
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    use core::fmt::Write;
-    let mut s = String::with_capacity(bytes.len().saturating_mul(2));
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
 
 /// An EVENT_DESC entry: an event's attr, name and sample ids.
 #[derive(Clone, Debug, PartialEq, Eq)]

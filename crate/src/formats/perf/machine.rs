@@ -463,11 +463,9 @@ impl Machine {
     }
 }
 
-/// Appends `n` in decimal.
+/// Appends `n` in decimal (new threads and JIT maps only: not a hot path).
 fn push_decimal(out: &mut Vec<u8>, n: i32) {
-    let mut buf = [0u8; 24];
-    let text = super::script::format_decimal(&mut buf, i64::from(n));
-    out.extend_from_slice(text);
+    out.extend_from_slice(alloc::format!("{n}").as_bytes());
 }
 
 #[cfg(test)]

@@ -34,9 +34,9 @@ pub use sample::Sample;
 
 use alloc::vec::Vec;
 
-use crate::detect::{Detection, Format};
 use crate::dump::{Deferred, Fields, Node, Text};
 use crate::error::{Error, Result};
+use crate::format::{Detection, Format};
 use crate::read::{Endian, Reader};
 
 pub const MAGIC_LE: &[u8; 8] = b"PERFILE2";

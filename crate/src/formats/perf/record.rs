@@ -1,5 +1,9 @@
 //! Typed records: the kernel's `PERF_RECORD_*` and perf's own (type 64 and up).
 
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write;
+
 use super::attr::Attr;
 use super::sample::{counted, ReadValues, Sample, SampleId, U64s};
 use crate::error::{Error, Result};
@@ -160,7 +164,7 @@ pub enum Record<'a> {
         feature: u64,
         body: Reader<'a>,
     },
-    HeaderBuildId(super::features::BuildIdEntry),
+    HeaderBuildId(BuildIdEntry),
     /// HEADER_EVENT_TYPE (deprecated): an event id and its name.
     HeaderEventType {
         id: u64,
@@ -411,7 +415,7 @@ pub(crate) fn parse_body<'a>(header: RecordHeader, r: &mut Reader<'a>) -> Result
             let attr = Attr::parse(r, available)?;
             Record::HeaderAttr { attr, ids: U64s { bytes: whole_words(r.rest()), endian: r.endian() } }
         }
-        HEADER_BUILD_ID => Record::HeaderBuildId(super::features::BuildIdEntry::parse_body(header, r)?),
+        HEADER_BUILD_ID => Record::HeaderBuildId(BuildIdEntry::parse_body(header, r)?),
         65 => Record::HeaderEventType { id: r.u64("event type id")?, name: c_string(r.rest()) },
         HEADER_TRACING_DATA => Record::TracingData { size: r.u32("tracing data size")? },
         ID_INDEX => {
@@ -492,4 +496,39 @@ fn whole_words(bytes: &[u8]) -> &[u8] {
 pub fn c_string(bytes: &[u8]) -> &[u8] {
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     bytes.get(..end).unwrap_or(bytes)
+}
+
+/// One `build_id_event`: a DSO and its build id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildIdEntry {
+    pub misc: u16,
+    pub pid: i32,
+    pub build_id: Vec<u8>,
+    pub filename: Vec<u8>,
+}
+
+impl BuildIdEntry {
+    /// The body after the record header: pid, 24 id bytes, the file name.
+    pub fn parse_body(header: RecordHeader, r: &mut Reader<'_>) -> Result<BuildIdEntry> {
+        let pid = r.i32("build_id pid")?;
+        let raw = r.bytes(24, "build_id")?;
+        let len = if header.misc & misc::BUILD_ID_SIZE != 0 {
+            usize::from(raw.get(20).copied().unwrap_or(20)).min(20)
+        } else {
+            // Without the size, trailing zero 4-byte groups are padding.
+            let groups = raw.get(..20).unwrap_or(&[]).chunks(4);
+            let zero_groups = groups.rev().take_while(|g| g.iter().all(|&b| b == 0)).count();
+            20usize.saturating_sub(zero_groups.saturating_mul(4))
+        };
+        let build_id = raw.get(..len).unwrap_or(&[]).to_vec();
+        Ok(BuildIdEntry { misc: header.misc, pid, build_id, filename: c_string(r.rest()).to_vec() })
+    }
+
+    pub fn build_id_hex(&self) -> String {
+        let mut s = String::with_capacity(self.build_id.len().saturating_mul(2));
+        for b in &self.build_id {
+            let _ = write!(s, "{b:02x}");
+        }
+        s
+    }
 }

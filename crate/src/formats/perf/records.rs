@@ -135,7 +135,7 @@ pub fn dump_stream(data: &[u8], endian: Endian, start: u64, end: u64, label: &'s
 pub(crate) fn is_trailing_text(data: &[u8], at: u64) -> bool {
     let tail = usize::try_from(at).ok().and_then(|at| data.get(at..)).unwrap_or(&[]);
     // A record header's type is a small number: its high bytes are zero, not text.
-    tail.len() >= 16 && tail.starts_with(b"[ perf ") && crate::formats::text::looks_like_text(tail)
+    tail.len() >= 16 && tail.starts_with(b"[ perf ") && crate::read::looks_like_text(tail)
 }
 
 /// Builds the record nodes of one block.

@@ -16,9 +16,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{MAGIC_BINARY, MAGIC_COMPACT_BINARY, MAGIC_EXT_BINARY};
-use crate::detect::Detection;
 use crate::dump::{Fields, Node, Text};
 use crate::error::{Error, Result};
+use crate::format::Detection;
 use crate::read::{Endian, Reader};
 
 /// `SecType`, the ext-binary section types.
@@ -243,7 +243,7 @@ fn dump_section(data: &[u8], index: u64, offset: u64, size: u64, flags: u64, val
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::Format;
+    use crate::format::Format;
 
     fn det() -> Detection {
         Detection::new(Format::SampleBinary)

@@ -7,9 +7,9 @@
 pub mod binary;
 pub mod text;
 
-use crate::detect::{Detection, Format};
 use crate::dump::Node;
 use crate::error::Result;
+use crate::format::{Detection, Format};
 use crate::read::{Endian, Reader};
 
 /// `SPMagic(F)`: "SPROF42" then the format byte, stored as ULEB128.

@@ -1,8 +1,8 @@
 //! Sample-profile text: `NAME:TOTAL:HEAD` function headers (NAME may be a `[context]`),
 //! indented body lines `LINE[.DISC]: COUNT [target:count ...]` and callsite lines.
 
-use crate::detect::{Detection, Format};
-use crate::formats::text::{head_lines, is_decimal};
+use crate::format::{Detection, Format};
+use crate::read::{head_lines, is_decimal};
 
 /// `NAME:TOTAL:HEAD`, split at the last two colons so NAME may contain colons.
 pub fn is_function_header(line: &[u8]) -> bool {
