@@ -5,7 +5,8 @@
 # Run scripts/setup.sh first (npm run build does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$HOME/.cargo/bin:$PATH"
+# cargo install puts binaries in $CARGO_HOME/bin (default ~/.cargo/bin).
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
 DIST=dist
 PROFILE=web

@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WASM_BINDGEN_VERSION=0.2.130
-export PATH="$HOME/.cargo/bin:$PATH"
+# cargo install puts binaries in $CARGO_HOME/bin (default ~/.cargo/bin).
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 

@@ -4,7 +4,8 @@
 # core's no_std builds, the release site, and the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$HOME/.cargo/bin:$PATH"
+# cargo install puts binaries in $CARGO_HOME/bin (default ~/.cargo/bin).
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
