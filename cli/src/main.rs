@@ -10,10 +10,14 @@
 //!                               a perf.data as `perf script -F comm,pid,tid,time,period,event,ip`
 //!                               (or `-F ip,brstack`) prints it; binaries and kallsyms name the
 //!                               call-chain frames where perf prints names (pipe mode)
-//! pgolens export FILE --to fdata --binary ELF [--ba]
-//!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT
-//!                               (--ba: basic samples, as `perf2bolt --ba`)
+//! pgolens export FILE --to fdata [--binary ELF] [--ba]
+//!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT,
+//!                               a pre-aggregated profile as `perf2bolt ELF --pa -p FILE` does
+//!                               (--ba: basic samples, as `perf2bolt --ba`), an fdata re-written
+//! pgolens merge A B... [-o OUT]  fdata (or YAML) profiles summed as `merge-fdata A B... -o OUT` does
 //! ```
+
+mod bolt;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -24,7 +28,7 @@ use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata --binary ELF [--ba]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba]\n       pgolens merge A B... [-o OUT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
             _ => Err(USAGE.to_string()),
         },
         Some("export") => export(&args[1..]),
+        Some("merge") => bolt::merge(&args[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -59,7 +64,7 @@ fn read(path: &str) -> Result<Vec<u8>, String> {
 /// every byte out of the page cache into freshly zeroed pages (a quarter of the
 /// time of a 200 MB export went to that copy and its page faults). `populate`
 /// maps every page up front instead of faulting them in one by one.
-fn map(path: &str) -> Result<memmap2::Mmap, String> {
+pub fn map(path: &str) -> Result<memmap2::Mmap, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
     // SAFETY: the map is only read. If another process truncates or rewrites the
     // file while we run, we may read garbage or get SIGBUS, the same contract every
@@ -100,7 +105,7 @@ fn dump(path: &str, json: bool) -> Result<(), String> {
     printed.and_then(|()| out.flush().map_err(io_error))
 }
 
-fn io_error(e: io::Error) -> String {
+pub fn io_error(e: io::Error) -> String {
     format!("writing output: {e}")
 }
 
@@ -185,33 +190,6 @@ fn export_perf_script(
     }
 }
 
-/// perf2bolt's fdata of an LBR perf.data (of its basic samples with `basic`) for the
-/// binary `elf` (matched by file name or build id, as perf2bolt does), streamed line
-/// by line.
-fn export_fdata(path: &str, elf: &str, basic: bool) -> Result<(), String> {
-    use pgolens::formats::perf::perf2bolt::{aggregate, aggregate_basic, binary::Binary};
-    let bytes = map(path)?;
-    let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
-    let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
-    let elf_bytes = map(elf)?;
-    let binary = Binary::parse(&elf_bytes).map_err(|e| format!("{elf}: {e}"))?;
-    let name = std::path::Path::new(elf).file_name().map(|n| n.as_encoded_bytes()).unwrap_or(elf.as_bytes());
-    let profile = if basic { aggregate_basic(&perf, &binary, name) } else { aggregate(&perf, &binary, name) }
-        .map_err(|e| format!("{path}: {e}"))?;
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let mut failed = None;
-    let _ = profile.write_fdata(&mut |line| {
-        out.write_all(line.as_bytes()).map_err(|e| {
-            failed = Some(e);
-            std::fmt::Error
-        })
-    });
-    match failed {
-        Some(e) => Err(io_error(e)),
-        None => out.flush().map_err(io_error),
-    }
-}
-
 fn export(args: &[String]) -> Result<(), String> {
     let mut file = None;
     let mut to = None;
@@ -239,7 +217,7 @@ fn export(args: &[String]) -> Result<(), String> {
         "proftext" => {}
         "perf-script" => return export_perf_script(path, ScriptFields::Samples, &binaries, kallsyms),
         "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack, &binaries, kallsyms),
-        "fdata" => return export_fdata(path, binary.ok_or("--to fdata needs --binary ELF")?, basic),
+        "fdata" => return bolt::export_fdata(path, binary.map(String::as_str), basic),
         _ => {
             return Err(format!(
                 "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata"

@@ -7,4 +7,5 @@
 pub mod bat;
 pub mod fdata;
 pub mod preagg;
+mod text;
 pub mod yaml;

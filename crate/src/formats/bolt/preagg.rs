@@ -1,8 +1,152 @@
 //! Pre-aggregated profiles for `perf2bolt --pa`: one entry per line, a type letter
 //! (`E S T R B F f r`) then locations (`[BUILDID:]HEXOFFSET`) and decimal counters.
+//!
+//! [`Entries`] reads them as perf2bolt 22 does (`parseAggregatedLBREntry`): the same
+//! lines accepted, the same errors at the same line and column (1-based here: BOLT's
+//! column plus one). The build id before a `:` is read and, as by perf2bolt, not used;
+//! `X:` (an "external" address) is just a build id named `X`.
 
+use alloc::vec::Vec;
+
+use super::text::{FieldReader, FIELD_SEPARATOR};
+use crate::error::Result;
 use crate::format::{Detection, Format};
 use crate::read::{fields, head_lines, is_decimal, is_hex};
+
+/// The entry types and what each says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// `E NAME`: an event the profile was collected with.
+    Event,
+    /// `S AT COUNT`: a basic sample (only used with `--ba`).
+    Sample,
+    /// `T BRANCH FROM TO COUNT`: a taken branch and the fall-through after it.
+    Trace,
+    /// `R BRANCH FROM TO COUNT`: a trace whose branch is a return (0: from outside).
+    Return,
+    /// `B FROM TO COUNT MISPREDS`: a taken branch alone.
+    Branch,
+    /// `F FROM TO COUNT`: a fall-through alone.
+    FallThrough,
+    /// `f FROM TO COUNT`: a fall-through entered from outside the binary.
+    ExternalOrigin,
+    /// `r FROM TO COUNT`: a fall-through after a return from outside the binary.
+    ExternalReturn,
+}
+
+impl EntryKind {
+    fn from_letter(letter: &[u8]) -> Option<Self> {
+        Some(match letter {
+            b"E" => EntryKind::Event,
+            b"S" => EntryKind::Sample,
+            b"T" => EntryKind::Trace,
+            b"R" => EntryKind::Return,
+            b"B" => EntryKind::Branch,
+            b"F" => EntryKind::FallThrough,
+            b"f" => EntryKind::ExternalOrigin,
+            b"r" => EntryKind::ExternalReturn,
+            _ => return None,
+        })
+    }
+
+    /// How many locations and counters follow the letter.
+    pub fn arity(self) -> (usize, usize) {
+        match self {
+            EntryKind::Event => (0, 0),
+            EntryKind::Sample => (1, 1),
+            EntryKind::Trace | EntryKind::Return => (3, 1),
+            EntryKind::Branch => (2, 2),
+            EntryKind::FallThrough | EntryKind::ExternalOrigin | EntryKind::ExternalReturn => (2, 1),
+        }
+    }
+}
+
+/// `[BUILDID:]OFFSET`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Address<'a> {
+    pub build_id: Option<&'a [u8]>,
+    pub offset: u64,
+}
+
+/// One line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry<'a> {
+    pub kind: EntryKind,
+    /// The event name of an `E` entry.
+    pub event: &'a [u8],
+    /// The first `kind.arity().0` are set.
+    pub addresses: [Address<'a>; 3],
+    /// Count, then mispredictions (`B` only).
+    pub counters: [i64; 2],
+    pub line: u64,
+}
+
+/// The entries of a pre-aggregated profile, one `Result` each; after an error the
+/// iterator ends (perf2bolt stops there too).
+pub struct Entries<'a> {
+    reader: FieldReader<'a>,
+    failed: bool,
+}
+
+impl<'a> Entries<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Entries { reader: FieldReader::new(data), failed: false }
+    }
+
+    fn entry(&mut self) -> Result<Entry<'a>> {
+        let r = &mut self.reader;
+        let line = r.line();
+        r.skip_separators();
+        let letter = r.field(FIELD_SEPARATOR, false)?;
+        let kind = EntryKind::from_letter(letter).ok_or_else(|| r.error("expected T, R, S, E, B, F, f or r"))?;
+        let mut entry = Entry { kind, event: &[], addresses: [Address::default(); 3], counters: [0; 2], line };
+        if kind == EntryKind::Event {
+            r.skip_separators();
+            entry.event = r.field(FIELD_SEPARATOR, true)?;
+        }
+        let (locations, counters) = kind.arity();
+        for address in entry.addresses.iter_mut().take(locations) {
+            r.skip_separators();
+            *address = location(r)?;
+        }
+        for (i, counter) in entry.counters.iter_mut().take(counters).enumerate() {
+            r.skip_separators();
+            *counter = r.decimal(FIELD_SEPARATOR, i.saturating_add(1) == counters)?;
+        }
+        r.expect_newline()?;
+        Ok(entry)
+    }
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Result<Entry<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.reader.is_empty() {
+            return None;
+        }
+        let entry = self.entry();
+        self.failed = entry.is_err();
+        Some(entry)
+    }
+}
+
+/// `parseLocationOrOffset`: a `:` before the next space or newline means a build id.
+fn location<'a>(r: &mut FieldReader<'a>) -> Result<Address<'a>> {
+    let rest = r.rest();
+    let token = rest.iter().position(|&b| b == b' ' || b == b'\n').and_then(|end| rest.get(..end));
+    let build_id = match token {
+        Some(t) if t.contains(&b':') => Some(r.field(b':', false)?),
+        _ => None,
+    };
+    let offset = r.hex(FIELD_SEPARATOR, false)?;
+    Ok(Address { build_id, offset })
+}
+
+/// Every entry, or the first error.
+pub fn decode(data: &[u8]) -> Result<Vec<Entry<'_>>> {
+    Entries::new(data).collect()
+}
 
 fn is_location(field: &[u8]) -> bool {
     match field.iter().position(|&b| b == b':') {
@@ -11,27 +155,18 @@ fn is_location(field: &[u8]) -> bool {
     }
 }
 
-/// How many locations and counters follow each entry type.
-pub fn arity(kind: &[u8]) -> Option<(usize, usize)> {
-    Some(match kind {
-        b"S" => (1, 1),
-        b"T" | b"R" => (3, 1),
-        b"B" => (2, 2),
-        b"F" | b"f" | b"r" => (2, 1),
-        _ => return None,
-    })
-}
-
+/// A line that looks like an entry (detection only: [`Entries`] decides).
 pub fn is_entry(line: &[u8]) -> bool {
-    let f: alloc::vec::Vec<&[u8]> = fields(line).collect();
-    let Some((kind, rest)) = f.split_first() else { return false };
-    if *kind == b"E" {
+    let f: Vec<&[u8]> = fields(line).collect();
+    let Some((letter, rest)) = f.split_first() else { return false };
+    let Some(kind) = EntryKind::from_letter(letter) else { return false };
+    if kind == EntryKind::Event {
         return rest.len() == 1;
     }
-    let Some((locations, counters)) = arity(kind) else { return false };
+    let (locations, counters) = kind.arity();
     rest.len() == locations.saturating_add(counters)
         && rest.iter().take(locations).all(|l| is_location(l))
-        && rest.iter().skip(locations).all(|c| is_decimal(c))
+        && rest.iter().skip(locations).all(|c| is_decimal(c.strip_prefix(b"-").unwrap_or(c)))
 }
 
 pub fn sniff(data: &[u8]) -> Option<Detection> {

@@ -41,10 +41,10 @@
 pub mod binary;
 pub mod cfg;
 
-use alloc::collections::BTreeMap;
+use alloc::borrow::Cow;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt::Write;
 
 use self::binary::{Binary, Object};
 use self::cfg::Cfg;
@@ -52,12 +52,19 @@ use super::attr::sample_type;
 use super::record::{misc, Record};
 use super::PerfData;
 use crate::error::{Error, Result};
+use crate::formats::bolt::fdata::{self, Fdata, SymbolKind};
 
 /// perf2bolt's `KernelBaseAddr`: branch entries touching addresses from here on are
 /// interrupts into the kernel.
 pub const KERNEL_BASE: u64 = 0xffff_8000_0000_0000;
 /// `Trace::BR_ONLY`: the newest branch of a stack has no fall-through after it.
 const BR_ONLY: u64 = u64::MAX;
+/// perf2bolt's markers in a trace's branch: a fall-through alone (`F`, and an
+/// address perf2bolt could not rebase), one entered from outside the binary (`f`),
+/// one after a return from outside it (`r`, `R` with branch 0).
+const FT_ONLY: u64 = u64::MAX;
+const FT_EXTERNAL_ORIGIN: u64 = u64::MAX - 1;
+const FT_EXTERNAL_RETURN: u64 = u64::MAX - 2;
 const PERF_RECORD_MMAP2: u32 = 10;
 
 /// A place in the binary: a function (index into [`Binary::functions`]) and an
@@ -265,18 +272,7 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
         }
     }
 
-    let mut profile =
-        Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), basic: None, data: Vec::new(), stats };
-    let mut cfgs: BTreeMap<usize, Option<Cfg>> = BTreeMap::new();
-    for (&(branch, from, to), &counts) in &traces {
-        let returns = cfg::is_return(binary, branch) && binary.function_at(branch).is_some();
-        if !returns {
-            profile.branch(branch, from, counts);
-        }
-        if to != BR_ONLY {
-            profile.trace(&mut cfgs, branch, from, to, counts.count, returns);
-        }
-    }
+    let (mut profile, mut cfgs) = process_traces(binary, &traces, &BTreeSet::new(), stats);
     if !memory_samples.is_empty() {
         profile.data = data_objects(binary, &mut cfgs);
     }
@@ -292,6 +288,101 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
     Ok(profile)
 }
 
+/// perf2bolt's `processBranchEvents`: each trace's branch (unless it is a return or
+/// a marker), then its fall-through (unless the trace is a branch alone). `returns`
+/// are branch addresses known to be returns whatever their instruction (`R` entries).
+fn process_traces<'b>(
+    binary: &'b Binary<'b>,
+    traces: &BTreeMap<(u64, u64, u64), Counts>,
+    returns: &BTreeSet<u64>,
+    stats: Stats,
+) -> (Profile<'b>, BTreeMap<usize, Option<Cfg>>) {
+    let mut profile =
+        Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), basic: None, data: Vec::new(), stats };
+    let mut cfgs: BTreeMap<usize, Option<Cfg>> = BTreeMap::new();
+    for (&(branch, from, to), &counts) in traces {
+        let returns = branch == FT_EXTERNAL_RETURN
+            || returns.contains(&branch)
+            || (cfg::is_return(binary, branch) && binary.function_at(branch).is_some());
+        if !returns && branch != FT_ONLY && branch != FT_EXTERNAL_ORIGIN {
+            profile.branch(branch, from, counts);
+        }
+        if to != BR_ONLY {
+            profile.trace(&mut cfgs, branch, from, to, counts.count, returns);
+        }
+    }
+    (profile, cfgs)
+}
+
+/// `perf2bolt --pa`: a pre-aggregated profile (addresses are the binary's) for
+/// `binary`. Its traces are processed as perf.data's; `S` entries are ignored, as
+/// by perf2bolt. With `basic` (`--pa --ba`) only the `S` entries count, under the
+/// events the `E` entries name.
+pub fn aggregate_preagg<'b>(data: &[u8], binary: &'b Binary<'b>, basic: bool) -> Result<Profile<'b>> {
+    use crate::formats::bolt::preagg::{Entries, EntryKind};
+    let mut traces: BTreeMap<(u64, u64, u64), Counts> = BTreeMap::new();
+    let mut returns = BTreeSet::new();
+    let mut samples: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut events = BTreeSet::new();
+    let mut stats = Stats::default();
+    for entry in Entries::new(data) {
+        let entry = entry?;
+        let [a, b, c] = entry.addresses.map(|a| a.offset);
+        // perf2bolt keeps counts as int64 and adds them as uint64.
+        let [count, mispredicted] = entry.counters.map(|c| c as u64);
+        let trace = match entry.kind {
+            EntryKind::Event => {
+                events.insert(entry.event);
+                continue;
+            }
+            EntryKind::Sample => {
+                let n = samples.entry(a).or_insert(0);
+                *n = n.wrapping_add(count);
+                stats.samples = stats.samples.wrapping_add(count);
+                continue;
+            }
+            EntryKind::Trace => (a, b, c),
+            EntryKind::Return if a == 0 => (FT_EXTERNAL_RETURN, b, c),
+            EntryKind::Return => {
+                returns.insert(a);
+                (a, b, c)
+            }
+            EntryKind::Branch => (a, b, BR_ONLY),
+            EntryKind::FallThrough => (FT_ONLY, a, b),
+            EntryKind::ExternalOrigin => (FT_EXTERNAL_ORIGIN, a, b),
+            EntryKind::ExternalReturn => (FT_EXTERNAL_RETURN, a, b),
+        };
+        stats.samples = stats.samples.wrapping_add(count);
+        let counts = traces.entry(trace).or_default();
+        counts.count = counts.count.wrapping_add(count);
+        counts.mispredicted = counts.mispredicted.wrapping_add(mispredicted);
+    }
+    if !basic {
+        return Ok(process_traces(binary, &traces, &returns, stats).0);
+    }
+    let mut basic = Basic {
+        events: events.iter().map(|e| String::from_utf8_lossy(e).into_owned()).collect(),
+        samples: BTreeMap::new(),
+    };
+    for (address, count) in samples {
+        let Some(f) = binary.function_at(address) else {
+            stats.out_of_range = stats.out_of_range.wrapping_add(count);
+            continue;
+        };
+        let offset = address.wrapping_sub(binary.functions.get(f).map_or(0, |f| f.address));
+        let n = basic.samples.entry((f, offset)).or_insert(0);
+        *n = n.wrapping_add(count);
+    }
+    Ok(Profile {
+        binary,
+        branches: BTreeMap::new(),
+        memory: BTreeMap::new(),
+        basic: Some(basic),
+        data: Vec::new(),
+        stats,
+    })
+}
+
 /// perf2bolt `--ba`: the ip of every sample of a mapped pid (rebased for a PIE),
 /// counted per function offset; samples outside the binary's functions are counted
 /// in [`Stats::out_of_range`]. perf2bolt cannot read recordings with call chains
@@ -304,7 +395,7 @@ pub fn aggregate_basic<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[
     let rebase = !binary.fixed_load_address;
     let mut basic = Basic::default();
     let mut stats = Stats { pids: mapped.len(), ..Stats::default() };
-    let mut events = alloc::collections::BTreeSet::new();
+    let mut events = BTreeSet::new();
     for record in perf.records() {
         let record = record?;
         let Record::Sample(sample) = &record.record else { continue };
@@ -416,80 +507,73 @@ impl Profile<'_> {
         }
     }
 
-    /// Writes the fdata text, one line per call of `sink`, branches first.
-    pub fn write_fdata(&self, sink: &mut dyn FnMut(&str) -> core::fmt::Result) -> core::fmt::Result {
-        let mut line = String::new();
+    /// The profile as fdata records (the model [`fdata::write`] writes).
+    pub fn to_fdata_model(&self) -> Fdata<'static> {
+        let mut out = Fdata::default();
         if let Some(basic) = &self.basic {
-            line.push_str("no_lbr");
-            for event in &basic.events {
-                line.push(' ');
-                line.push_str(event);
-            }
-            line.push('\n');
-            sink(&line)?;
-            for (&(f, offset), count) in &basic.samples {
-                line.clear();
-                self.write_location(&mut line, '1', &Location { function: Some(f), offset })?;
-                writeln!(line, "{count}")?;
-                sink(&line)?;
-            }
-            return Ok(());
+            out.no_lbr = Some(basic.events.iter().map(|e| Cow::Owned(e.clone().into_bytes())).collect());
+            out.samples = basic
+                .samples
+                .iter()
+                .map(|(&(f, offset), &count)| fdata::Sample {
+                    at: self.fdata_location(Location { function: Some(f), offset }),
+                    count: count as i64,
+                    line: 0,
+                })
+                .collect();
+            return out;
         }
-        for ((from, to), counts) in &self.branches {
-            line.clear();
-            self.write_location(&mut line, '1', from)?;
-            self.write_location(&mut line, '1', to)?;
-            writeln!(line, "{} {}", counts.mispredicted, counts.count)?;
-            sink(&line)?;
-        }
-        for (&(f, pc, o, offset), count) in &self.memory {
-            line.clear();
-            let function = Location { function: Some(f), offset: pc };
-            self.write_location(&mut line, '4', &function)?;
-            let name = self.data.get(o).map_or("[unknown]", |o| &o.name);
-            line.push_str("4 ");
-            write_name(&mut line, name)?;
-            writeln!(line, " {offset:x} {count}")?;
-            sink(&line)?;
-        }
-        Ok(())
-    }
-
-    /// The whole fdata as one string.
-    pub fn to_fdata(&self) -> String {
-        let mut out = String::new();
-        let _ = self.write_fdata(&mut |l| {
-            out.push_str(l);
-            Ok(())
-        });
+        out.branches = self
+            .branches
+            .iter()
+            .map(|((from, to), counts)| fdata::Branch {
+                from: self.fdata_location(*from),
+                to: self.fdata_location(*to),
+                mispredicted: counts.mispredicted as i64,
+                count: counts.count as i64,
+                line: 0,
+            })
+            .collect();
+        out.memory = self
+            .memory
+            .iter()
+            .map(|(&(f, pc, o, offset), &count)| {
+                let object = self.data.get(o).map_or("", |o| o.name.as_str());
+                fdata::MemoryAccess {
+                    pc: self.fdata_location(Location { function: Some(f), offset: pc }),
+                    address: fdata::Location { kind: SymbolKind::Symbol, name: Cow::Owned(escaped(object)), offset },
+                    count: count as i64,
+                    line: 0,
+                }
+            })
+            .collect();
         out
     }
 
-    fn write_location(&self, out: &mut String, kind: char, at: &Location) -> core::fmt::Result {
+    /// The whole fdata text.
+    pub fn to_fdata(&self) -> String {
+        let mut out = Vec::new();
+        fdata::write(&self.to_fdata_model(), &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// `1 FUNC OFF`, or `0 [unknown] 0` outside the binary's functions.
+    fn fdata_location(&self, at: Location) -> fdata::Location<'static> {
         match at.function.and_then(|f| self.binary.functions.get(f)) {
             Some(f) => {
-                // `1 name` for a branch end, `4 name` for a memory-access function.
-                write!(out, "{kind} ")?;
-                write_name(out, &f.name)?;
-                write!(out, " {:x} ", at.offset)
+                fdata::Location { kind: SymbolKind::Symbol, name: Cow::Owned(escaped(&f.name)), offset: at.offset }
             }
-            None => write!(out, "{} [unknown] {:x} ", if kind == '4' { '3' } else { '0' }, at.offset),
+            None => {
+                fdata::Location { kind: SymbolKind::NotSymbol, name: Cow::Borrowed(b"[unknown]"), offset: at.offset }
+            }
         }
     }
 }
 
-/// fdata escapes spaces and backslashes in names (BOLT's `getEscapedName`).
-fn write_name(out: &mut String, name: &str) -> core::fmt::Result {
-    for c in name.chars() {
-        if c == ' ' || c == '\\' {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    if name.is_empty() {
-        out.push_str("[unknown]");
-    }
-    Ok(())
+fn escaped(name: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len());
+    fdata::write_name(&mut out, name.as_bytes());
+    out
 }
 
 /// The block-to-block fall-through edges (function offsets: last instruction of a
@@ -513,7 +597,7 @@ fn fall_throughs(
     let last = cfg.block_containing(to)?;
     // A trace starting at a block right after a call, reached from outside the
     // function (a return), starts in the call's block.
-    let outside = branch.wrapping_sub(address) >= size;
+    let outside = branch != FT_ONLY && branch.wrapping_sub(address) >= size;
     let block_start = cfg.blocks.get(first).is_some_and(|b| b.start == from);
     let entry = first == 0 || cfg.blocks.get(first).is_some_and(|b| b.landing_pad);
     if outside && block_start && (if returns { from != 0 } else { !entry }) {
