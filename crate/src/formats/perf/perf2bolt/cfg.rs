@@ -33,6 +33,8 @@ pub struct Block {
     pub landing_pad: bool,
     /// Offsets of the successor blocks, the fall-through included.
     pub successors: Vec<u64>,
+    /// How many instructions it holds (nops included).
+    pub instructions: u32,
 }
 
 /// The blocks of one function in address (= BOLT's original layout) order.
@@ -120,7 +122,9 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             labels.push(t);
         }
         instructions.push((offset, kind));
-        if recent.len() >= 8 {
+        // Enough to reach a PIC table's `lea` across the unrelated instructions
+        // compilers schedule between it and the `jmp`.
+        if recent.len() >= 32 {
             recent.remove(0);
         }
         recent.push(instruction);
@@ -155,19 +159,20 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
         last: u64,
         kind: Kind,
         jcc: Option<Kind>,
+        instructions: u32,
     }
     let mut blocks: Vec<Open> = Vec::new();
     let mut open = false;
     for &(offset, kind) in &instructions {
         if labels.binary_search(&offset).is_ok() {
-            blocks.push(Open { start: offset, last: offset, kind: Kind::Other, jcc: None });
+            blocks.push(Open { start: offset, last: offset, kind: Kind::Other, jcc: None, instructions: 0 });
             open = true;
         }
         if !open {
             let previous = blocks.last().map(|b| b.kind);
             let merge = matches!(kind, Kind::Jmp(Some(_))) && matches!(previous, Some(Kind::Jcc(Some(_))));
             if !merge {
-                blocks.push(Open { start: offset, last: offset, kind: Kind::Other, jcc: None });
+                blocks.push(Open { start: offset, last: offset, kind: Kind::Other, jcc: None, instructions: 0 });
             } else if let Some(b) = blocks.last_mut() {
                 b.jcc = Some(b.kind);
             }
@@ -176,6 +181,7 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
         if let Some(b) = blocks.last_mut() {
             b.last = offset;
             b.kind = kind;
+            b.instructions = b.instructions.saturating_add(1);
         }
         if kind.is_terminator() {
             open = false;
@@ -208,6 +214,7 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             ends_in_call: b.kind == Kind::Call,
             landing_pad: pads.binary_search(&b.start).is_ok(),
             successors,
+            instructions: b.instructions,
         });
     }
     Some(cfg)
@@ -230,8 +237,23 @@ fn jump_table_address(jmp: &Instruction, recent: &[Instruction]) -> Option<(u64,
     {
         Some((jmp.memory_displacement64(), 8))
     } else if jmp.op0_kind() == OpKind::Register {
-        let table = recent.iter().rev().find_map(|i| {
-            (i.mnemonic() == Mnemonic::Lea && i.is_ip_rel_memory_operand()).then(|| i.ip_rel_memory_address())
+        // Follow the register back: `add %base, %target`, then `lea TABLE(%rip), %base`
+        // (other instructions may sit between them).
+        let target = jmp.op0_register();
+        let mut at = recent.len();
+        let base = loop {
+            at = at.checked_sub(1)?;
+            let i = recent.get(at)?;
+            if i.mnemonic() == Mnemonic::Add && i.op0_kind() == OpKind::Register && i.op0_register() == target {
+                if i.op1_kind() != OpKind::Register {
+                    return None;
+                }
+                break i.op1_register();
+            }
+        };
+        let table = recent.get(..at)?.iter().rev().find_map(|i| {
+            (i.mnemonic() == Mnemonic::Lea && i.is_ip_rel_memory_operand() && i.op0_register() == base)
+                .then(|| i.ip_rel_memory_address())
         })?;
         Some((table, 4))
     } else {

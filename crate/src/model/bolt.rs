@@ -1,0 +1,335 @@
+//! BOLT profiles as the views take them: one function's control-flow graph with
+//! its block and edge counts ([`Cfg`]), and the numbers of a function table row
+//! ([`FunctionNumbers`]).
+//!
+//! A YAML profile holds the graph itself (blocks by index, successors with counts).
+//! An fdata profile holds branches between offsets: with the binary, its blocks
+//! come from the disassembly (as perf2bolt builds them) and the branches are
+//! attached to them as llvm-bolt 22 attaches them (`DataReader::readProfile`,
+//! `recordBranch`, `BinaryFunction::postProcessProfile`): entry counts on entry
+//! blocks, each block's count the sum of the edges into it. Edges the profile has
+//! no count for stay without one ([`Edge::count`] is `None`); [`Cfg::infer_fall_throughs`]
+//! fills fall-throughs from flow, marked as inferred.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::formats::bolt::fdata::{Fdata, SymbolKind};
+use crate::formats::perf::perf2bolt::binary::Binary;
+use crate::formats::perf::perf2bolt::cfg;
+
+/// One basic block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Block {
+    /// Offset in the input function, when known (from the binary).
+    pub offset: Option<u64>,
+    pub instructions: Option<u32>,
+    pub exec_count: u64,
+    /// The block is entered from outside the function (entry point, landing pad).
+    pub entry: bool,
+    pub calls: Vec<Call>,
+}
+
+/// A call made from a block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// Offset of the call instruction in the function.
+    pub offset: u64,
+    pub callee: String,
+    /// The callee's entry offset (0 but for secondary entries).
+    pub callee_offset: u64,
+    pub count: u64,
+    pub mispredicted: u64,
+}
+
+/// An edge between two blocks (indices into [`Cfg::blocks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub from: u32,
+    pub to: u32,
+    /// None: the profile says nothing of this edge.
+    pub count: Option<u64>,
+    pub mispredicted: u64,
+    /// The count was inferred from flow, not read.
+    pub inferred: bool,
+}
+
+/// A function's graph in its input layout order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cfg {
+    pub name: String,
+    pub exec_count: u64,
+    pub blocks: Vec<Block>,
+    /// Sorted by `from`, in successor order (a conditional branch's taken edge first).
+    pub edges: Vec<Edge>,
+    /// Branches the profile has that fit no edge of the graph (llvm-bolt's
+    /// "mismatched" branches), as (from offset, to offset, count).
+    pub unmatched: Vec<(u64, u64, i64)>,
+}
+
+impl Cfg {
+    /// The edges leaving `block`.
+    pub fn successors(&self, block: u32) -> &[Edge] {
+        let start = self.edges.partition_point(|e| e.from < block);
+        let end = self.edges.partition_point(|e| e.from <= block);
+        self.edges.get(start..end).unwrap_or_default()
+    }
+
+    /// Fills the count of each two-way (or one-way) block's fall-through edge that
+    /// has none with what flow conservation leaves for it: the block's count less
+    /// the counts of its other edges (llvm-bolt's `inferFallThroughCounts`, which
+    /// llvm-bolt 22 runs only with `-infer-fall-throughs`). Returns how many edges
+    /// it filled.
+    pub fn infer_fall_throughs(&mut self) -> usize {
+        let mut filled = 0usize;
+        for b in 0..self.blocks.len() {
+            let Ok(block) = u32::try_from(b) else { break };
+            let exec = self.blocks.get(b).map_or(0, |b| b.exec_count);
+            let start = self.edges.partition_point(|e| e.from < block);
+            let end = self.edges.partition_point(|e| e.from <= block);
+            let Some(out) = self.edges.get_mut(start..end) else { continue };
+            if out.is_empty() || out.len() > 2 {
+                continue;
+            }
+            let known: u64 = out.iter().filter_map(|e| e.count).fold(0, u64::saturating_add);
+            let Some(last) = out.last_mut() else { continue };
+            if last.count.is_some() || last.to != block.saturating_add(1) {
+                continue;
+            }
+            last.count = Some(exec.saturating_sub(known));
+            last.inferred = true;
+            filled = filled.saturating_add(1);
+        }
+        filled
+    }
+
+    /// Per block, the counts flowing in (edges, plus the function's entries for
+    /// entry blocks) and out (edges, plus calls that do not return here are not
+    /// counted): where they differ, the profile breaks flow conservation.
+    pub fn flow(&self) -> Vec<(u64, u64)> {
+        let mut flow: Vec<(u64, u64)> = self.blocks.iter().map(|_| (0, 0)).collect();
+        for e in &self.edges {
+            let count = e.count.unwrap_or(0);
+            if let Some(f) = flow.get_mut(e.from as usize) {
+                f.1 = f.1.saturating_add(count);
+            }
+            if let Some(t) = flow.get_mut(e.to as usize) {
+                t.0 = t.0.saturating_add(count);
+            }
+        }
+        flow
+    }
+}
+
+/// The numbers of one function table row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FunctionNumbers {
+    pub exec_count: u64,
+    pub blocks: Option<u64>,
+    pub edges: u64,
+    /// Branch counts inside the function (taken branches and fall-throughs).
+    pub branches: u64,
+    pub mispredicted: u64,
+    /// Counts of calls (and branches) to other functions.
+    pub calls_out: u64,
+}
+
+/// llvm-bolt's name matching: fdata names are escaped, binary names are not.
+fn same_name(fdata_name: &[u8], name: &str) -> bool {
+    if fdata_name.contains(&b'\\') {
+        *crate::formats::bolt::fdata::unescape(fdata_name) == *name.as_bytes()
+    } else {
+        fdata_name == name.as_bytes()
+    }
+}
+
+/// The graph of the binary's function `function` with the branches `fdata` has for
+/// it, as llvm-bolt 22 reads them. None when the function does not disassemble.
+pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -> Option<Cfg> {
+    let f = binary.functions.get(function)?;
+    let graph = cfg::build(binary, f)?;
+    let mut out = Cfg { name: f.name.clone(), ..Cfg::default() };
+    for b in &graph.blocks {
+        out.blocks.push(Block {
+            offset: Some(b.start),
+            instructions: Some(b.instructions),
+            exec_count: 0,
+            entry: b.start == 0 || b.landing_pad,
+            calls: Vec::new(),
+        });
+    }
+    let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
+    for (i, b) in graph.blocks.iter().enumerate() {
+        let mut seen: Vec<u64> = Vec::new();
+        for &s in &b.successors {
+            if seen.contains(&s) {
+                continue;
+            }
+            seen.push(s);
+            if let Some(to) = block_at(s) {
+                out.edges.push(Edge {
+                    from: u32::try_from(i).ok()?,
+                    to: u32::try_from(to).ok()?,
+                    count: None,
+                    mispredicted: 0,
+                    inferred: false,
+                });
+            }
+        }
+    }
+    let mine = |l: &crate::formats::bolt::fdata::Location<'_>| l.kind.is_symbol() && same_name(&l.name, &f.name);
+    for br in &fdata.branches {
+        let (from_mine, to_mine) = (mine(&br.from), mine(&br.to));
+        // Entry data: branches into the function from elsewhere, or to its start.
+        if to_mine && (!from_mine || br.to.offset == 0) {
+            if br.to.offset == 0 {
+                out.exec_count = out.exec_count.wrapping_add(br.count as u64);
+            }
+            if let Some(block) = block_at(br.to.offset).and_then(|b| out.blocks.get_mut(b)).filter(|b| b.entry) {
+                block.exec_count = block.exec_count.wrapping_add(br.count as u64);
+            }
+        }
+        if !from_mine {
+            continue;
+        }
+        if !to_mine || br.to.offset == 0 {
+            // A call (or a tail call, or a return) from the block holding the branch.
+            if let Some(b) = graph.block_containing(br.from.offset).and_then(|b| out.blocks.get_mut(b)) {
+                let callee = match br.to.kind {
+                    SymbolKind::NotSymbol => String::from("[unknown]"),
+                    _ => String::from_utf8_lossy(&crate::formats::bolt::fdata::unescape(&br.to.name)).into_owned(),
+                };
+                b.calls.push(Call {
+                    offset: br.from.offset,
+                    callee,
+                    callee_offset: br.to.offset,
+                    count: br.count as u64,
+                    mispredicted: br.mispredicted as u64,
+                });
+            }
+            continue;
+        }
+        if !record_branch(&mut out, &graph, br.from.offset, br.to.offset, br.count, br.mispredicted) {
+            out.unmatched.push((br.from.offset, br.to.offset, br.count));
+        }
+    }
+    propagate_block_counts(&mut out);
+    Some(out)
+}
+
+/// llvm-bolt's `recordBranch`: the branch from the block holding `from` to the block
+/// starting at `to` (or past the nops there); a branch that lands on a block
+/// reached through its fall-through block's only edge counts on both edges.
+fn record_branch(out: &mut Cfg, graph: &cfg::Cfg, from: u64, to: u64, count: i64, mispredicted: i64) -> bool {
+    let (Some(from_block), Some(to_block)) = (graph.block_containing(from), graph.block_containing(to)) else {
+        return false;
+    };
+    if from == to {
+        return true;
+    }
+    let Some(source) = graph.blocks.get(from_block) else { return false };
+    if source.successors.is_empty() {
+        // A tail call's return.
+        return true;
+    }
+    if graph.blocks.get(to_block).is_none_or(|b| b.start != to) {
+        return false;
+    }
+    let (Ok(from_block), Ok(to_block)) = (u32::try_from(from_block), u32::try_from(to_block)) else { return false };
+    let add = |out: &mut Cfg, from: u32, to: u32| -> bool {
+        match out.edges.iter_mut().find(|e| e.from == from && e.to == to) {
+            Some(e) => {
+                e.count = Some(e.count.unwrap_or(0).wrapping_add(count as u64));
+                if count != 0 {
+                    e.mispredicted = e.mispredicted.wrapping_add(mispredicted as u64);
+                }
+                true
+            }
+            None => false,
+        }
+    };
+    if add(out, from_block, to_block) {
+        return true;
+    }
+    // Recursion from entry to entry: the entry count has it already.
+    let entry = |b: u32| out.blocks.get(b as usize).is_some_and(|b| b.entry);
+    if entry(from_block) && entry(to_block) {
+        return true;
+    }
+    // Through the fall-through block of a conditional branch, when its only edge
+    // goes to `to`.
+    let fall_through = {
+        let succ = out.successors(from_block);
+        (succ.len() == 2).then(|| succ.get(1).map(|e| e.to)).flatten()
+    };
+    if let Some(ft) = fall_through {
+        let only = out.successors(ft);
+        if only.len() == 1 && only.first().is_some_and(|e| e.to == to_block) {
+            return add(out, ft, to_block) && add(out, from_block, ft);
+        }
+    }
+    false
+}
+
+/// `postProcessProfile`: blocks that are not entries count what their incoming
+/// edges bring; entry blocks add it to their entry count (the first block excepted).
+fn propagate_block_counts(out: &mut Cfg) {
+    for b in &mut out.blocks {
+        if !b.entry {
+            b.exec_count = 0;
+        }
+    }
+    for e in &out.edges {
+        if e.to == 0 {
+            continue;
+        }
+        if let (Some(count), Some(b)) = (e.count, out.blocks.get_mut(e.to as usize)) {
+            b.exec_count = b.exec_count.wrapping_add(count);
+        }
+    }
+}
+
+/// The function table numbers of every function an fdata profile has branches
+/// from, by (escaped) name, in first-seen order.
+pub fn fdata_functions<'a>(fdata: &'a Fdata<'_>) -> Vec<(&'a [u8], FunctionNumbers)> {
+    let mut index: hashbrown::HashMap<&[u8], usize> = hashbrown::HashMap::new();
+    let mut rows: Vec<(&'a [u8], FunctionNumbers)> = Vec::new();
+    let mut row = |name: &'a [u8], rows: &mut Vec<(&'a [u8], FunctionNumbers)>| -> usize {
+        *index.entry(name).or_insert_with(|| {
+            rows.push((name, FunctionNumbers::default()));
+            rows.len().saturating_sub(1)
+        })
+    };
+    for br in &fdata.branches {
+        let count = br.count.max(0) as u64;
+        // llvm-bolt's function execution count: branches to its first byte.
+        if br.to.kind.is_symbol() && br.to.offset == 0 {
+            let r = row(&br.to.name, &mut rows);
+            if let Some((_, n)) = rows.get_mut(r) {
+                n.exec_count = n.exec_count.saturating_add(count);
+            }
+        }
+        if !br.from.kind.is_symbol() {
+            continue;
+        }
+        let r = row(&br.from.name, &mut rows);
+        let Some((_, n)) = rows.get_mut(r) else { continue };
+        if br.to.kind.is_symbol() && br.to.name == br.from.name && br.to.offset != 0 {
+            n.edges = n.edges.saturating_add(1);
+            n.branches = n.branches.saturating_add(count);
+            n.mispredicted = n.mispredicted.saturating_add(br.mispredicted.max(0) as u64);
+        } else {
+            n.calls_out = n.calls_out.saturating_add(count);
+        }
+    }
+    for s in &fdata.samples {
+        if !s.at.kind.is_symbol() {
+            continue;
+        }
+        let r = row(&s.at.name, &mut rows);
+        if let Some((_, n)) = rows.get_mut(r) {
+            n.exec_count = n.exec_count.saturating_add(s.count.max(0) as u64);
+        }
+    }
+    rows
+}
