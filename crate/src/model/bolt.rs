@@ -333,3 +333,141 @@ pub fn fdata_functions<'a>(fdata: &'a Fdata<'_>) -> Vec<(&'a [u8], FunctionNumbe
     }
     rows
 }
+
+/// A sortable column of the BOLT function table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Column {
+    Name,
+    /// llvm-bolt's function execution count.
+    Exec,
+    Blocks,
+    Edges,
+    /// Counts of branches inside the function (taken and fall-through).
+    Branches,
+    /// Mispredicted branches per branch.
+    Mispredicted,
+    /// Counts of calls (and jumps) to other functions.
+    Calls,
+}
+
+impl Column {
+    pub const ALL: [Column; 7] = [
+        Column::Name,
+        Column::Exec,
+        Column::Blocks,
+        Column::Edges,
+        Column::Branches,
+        Column::Mispredicted,
+        Column::Calls,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Column::Name => "name",
+            Column::Exec => "exec",
+            Column::Blocks => "blocks",
+            Column::Edges => "edges",
+            Column::Branches => "branches",
+            Column::Mispredicted => "mispredicted",
+            Column::Calls => "calls",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Column> {
+        Column::ALL.into_iter().find(|c| c.id() == id)
+    }
+}
+
+/// One row: the name as the profile spells it (unescaped), demangled where it
+/// is a mangled name (BOLT's `/N` local suffix kept after it), and its numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionRow {
+    pub name: String,
+    pub demangled: Option<String>,
+    pub numbers: FunctionNumbers,
+}
+
+/// The function table of a BOLT profile, sortable by any [`Column`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionRows {
+    pub rows: Vec<FunctionRow>,
+    /// Branches and calls of every function: what a row's share is of.
+    pub weight: u64,
+}
+
+impl FunctionRows {
+    pub fn from_fdata(fdata: &Fdata<'_>) -> FunctionRows {
+        let rows: Vec<FunctionRow> = fdata_functions(fdata)
+            .into_iter()
+            .map(|(name, numbers)| {
+                let name = String::from_utf8_lossy(&crate::formats::bolt::fdata::unescape(name)).into_owned();
+                FunctionRow { demangled: demangle_local(&name), name, numbers }
+            })
+            .collect();
+        let weight =
+            rows.iter().map(|r| r.numbers.branches.saturating_add(r.numbers.calls_out)).fold(0, u64::saturating_add);
+        FunctionRows { rows, weight }
+    }
+
+    /// A row's value in a numeric column (`Name` has none); mispredictions per
+    /// million branches.
+    pub fn value(&self, id: u32, column: Column) -> Option<u64> {
+        let n = &self.rows.get(id as usize)?.numbers;
+        match column {
+            Column::Name => None,
+            Column::Exec => Some(n.exec_count),
+            Column::Blocks => n.blocks,
+            Column::Edges => Some(n.edges),
+            Column::Branches => Some(n.branches),
+            Column::Mispredicted => {
+                let ppm = u128::from(n.mispredicted).saturating_mul(1_000_000).checked_div(u128::from(n.branches))?;
+                Some(u64::try_from(ppm).unwrap_or(u64::MAX))
+            }
+            Column::Calls => Some(n.calls_out),
+        }
+    }
+
+    /// Row ids in `column` order (ties by name); `None` values last.
+    pub fn sorted(&self, column: Column, descending: bool) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.rows.len()).filter_map(|i| u32::try_from(i).ok()).collect();
+        let name = |id: u32| self.rows.get(id as usize).map(|r| r.demangled.as_deref().unwrap_or(&r.name));
+        order.sort_by(|&a, &b| {
+            let by_value = match column {
+                Column::Name => name(a).cmp(&name(b)),
+                _ => self.value(a, column).cmp(&self.value(b, column)),
+            };
+            let by_value = if descending { by_value.reverse() } else { by_value };
+            by_value.then_with(|| name(a).cmp(&name(b)))
+        });
+        order
+    }
+
+    /// The ids of `order` whose name (raw or demangled) contains `text`.
+    pub fn filter(&self, order: &[u32], text: &str) -> Vec<u32> {
+        if text.is_empty() {
+            return order.to_vec();
+        }
+        order
+            .iter()
+            .copied()
+            .filter(|&id| {
+                self.rows
+                    .get(id as usize)
+                    .is_some_and(|r| r.name.contains(text) || r.demangled.as_deref().is_some_and(|d| d.contains(text)))
+            })
+            .collect()
+    }
+}
+
+/// `_ZN3foo3barEv/1` → `foo::bar() /1`: BOLT names local functions `NAME/N`.
+fn demangle_local(name: &str) -> Option<String> {
+    let (mangled, suffix) = match name.rsplit_once('/') {
+        Some((m, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (m, Some(n)),
+        _ => (name, None),
+    };
+    let demangled = super::demangle::demangle(mangled.as_bytes())?;
+    Some(match suffix {
+        Some(n) => alloc::format!("{demangled} /{n}"),
+        None => demangled,
+    })
+}

@@ -190,10 +190,13 @@ pub enum View {
     Functions,
     Summary,
     MemProf,
+    /// The functions of a BOLT profile (fdata, pre-aggregated, YAML).
+    BoltFunctions,
 }
 
 impl View {
-    pub const ALL: [View; 5] = [View::Dump, View::Flame, View::Functions, View::Summary, View::MemProf];
+    pub const ALL: [View; 6] =
+        [View::Dump, View::Flame, View::Functions, View::Summary, View::MemProf, View::BoltFunctions];
 }
 
 /// A decoded file, as the page first sees it.
@@ -253,6 +256,8 @@ pub enum TableId {
     StackFunctions,
     /// MemProf allocation sites.
     MemProf,
+    /// Functions of a BOLT profile.
+    BoltFunctions,
 }
 
 /// A sort order, a name filter and (for stack tables) the samples aggregated: what

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, View};
 
-use crate::views::{dump, flame, functions, memprof, stack_functions, summary, table};
+use crate::views::{bolt_functions, dump, flame, functions, memprof, stack_functions, summary, table};
 
 pub mod outbox;
 
@@ -91,6 +91,7 @@ pub struct Doc {
     pub memprof: memprof::MemProf,
     pub stacks: flame::Stacks,
     pub stack_functions: stack_functions::StackFunctions,
+    pub bolt_functions: bolt_functions::BoltFunctions,
 }
 
 impl Doc {
@@ -113,6 +114,7 @@ impl Doc {
             memprof: memprof::MemProf::default(),
             stacks: flame::Stacks::default(),
             stack_functions: stack_functions::StackFunctions::default(),
+            bolt_functions: bolt_functions::BoltFunctions::default(),
         }
     }
 
@@ -143,6 +145,7 @@ impl Doc {
             View::Functions => self.functions.enter(id, out),
             View::Summary => self.profile_summary.enter(id, out),
             View::MemProf => self.memprof.enter(id, out),
+            View::BoltFunctions => self.bolt_functions.enter(id, out),
             View::Dump | View::Flame => {}
         }
     }
@@ -187,6 +190,7 @@ pub enum Action {
     MemProf(table::Msg),
     Flame(flame::Msg),
     StackFunctions(table::Msg),
+    BoltFunctions(table::Msg),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -279,6 +283,7 @@ impl State {
             Action::Dump(msg) => self.with_current(|doc, out| doc.dump.update(msg, doc.id, out)),
             Action::Functions(msg) => self.with_current(|doc, out| doc.functions.update(msg, doc.id, out)),
             Action::MemProf(msg) => self.with_current(|doc, out| doc.memprof.update(msg, doc.id, out)),
+            Action::BoltFunctions(msg) => self.with_current(|doc, out| doc.bolt_functions.update(msg, doc.id, out)),
             Action::StackFunctions(msg) => {
                 self.with_current(|doc, out| doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out))
             }
@@ -344,6 +349,7 @@ impl State {
                     d.functions.table.failed(req);
                     d.memprof.table.failed(req);
                     d.stack_functions.table.failed(req);
+                    d.bolt_functions.table.failed(req);
                     d.dump.failed(req);
                     d.notice = Some(failure.message);
                     true
@@ -381,6 +387,7 @@ impl State {
                 pgolens_protocol::TableId::Functions => d.functions.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::MemProf => d.memprof.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::StackFunctions => d.stack_functions.on_reply(Reply::Table(page)),
+                pgolens_protocol::TableId::BoltFunctions => d.bolt_functions.on_reply(Reply::Table(page)),
             }),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
             reply @ Reply::Function(_) => self.with_doc(doc, |d, _| d.functions.on_reply(reply)),

@@ -4,6 +4,7 @@
 
 use pgolens_protocol::View;
 
+pub mod bolt_functions;
 pub mod dump;
 pub mod flame;
 pub mod functions;
@@ -20,6 +21,7 @@ pub fn title(view: View) -> &'static str {
         View::Functions => "Functions",
         View::Summary => "Summary",
         View::MemProf => "MemProf",
+        View::BoltFunctions => "Functions",
     }
 }
 
@@ -31,5 +33,6 @@ pub fn id(view: View) -> &'static str {
         View::Functions => "functions",
         View::Summary => "summary",
         View::MemProf => "memprof",
+        View::BoltFunctions => "bolt-functions",
     }
 }

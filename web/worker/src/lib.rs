@@ -10,6 +10,7 @@
 
 extern crate alloc;
 
+pub mod bolt;
 pub mod session;
 pub mod stacks;
 pub mod synthetic;

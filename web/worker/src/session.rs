@@ -37,6 +37,7 @@ use pgolens_protocol::{
 
 pub use pgolens_protocol::Failure;
 
+use crate::bolt::BoltView;
 use crate::stacks::StacksView;
 use crate::{synthetic, tables};
 
@@ -53,7 +54,7 @@ pub fn failure(e: pgolens::Error) -> Failure {
     Failure { message: e.to_string(), location: Some(location) }
 }
 
-fn fail(message: impl Into<String>) -> Failure {
+pub fn fail(message: impl Into<String>) -> Failure {
     Failure::new(message)
 }
 
@@ -76,6 +77,8 @@ struct Decoded {
     memprof: Option<MemProfView>,
     /// The call stacks of a format that has them.
     stacks: Option<StacksView>,
+    /// The function table of a BOLT profile.
+    bolt: Option<BoltView>,
     /// The binaries and kallsyms files this perf.data is symbolized with.
     symbols: Vec<SymbolFile>,
 }
@@ -175,8 +178,11 @@ impl Views {
 }
 
 /// The views a decoded document offers, in tab order, and the one it opens on.
-fn views_of(instrprof: bool, memprof: bool, stacks: bool) -> (Vec<View>, View) {
+fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: bool) -> (Vec<View>, View) {
     let mut views = alloc::vec![View::Dump];
+    if bolt {
+        views.push(View::BoltFunctions);
+    }
     if stacks {
         views.extend([View::Flame, View::Functions]);
     }
@@ -189,6 +195,8 @@ fn views_of(instrprof: bool, memprof: bool, stacks: bool) -> (Vec<View>, View) {
     // The most useful view first: the flame graph of a recording, the functions of a profile.
     let open_on = if stacks {
         View::Flame
+    } else if bolt {
+        View::BoltFunctions
     } else if instrprof {
         View::Functions
     } else {
@@ -275,7 +283,15 @@ impl Session {
             Some(Err(e)) => (None, Some(e)),
             None => (None, stacks_error),
         };
-        let (offered, open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some());
+        let (bolt, bolt_error) = match detection.format {
+            Format::BoltFdata => match BoltView::fdata(&data) {
+                Ok(v) => (Some(v), None),
+                Err(e) => (None, Some(e)),
+            },
+            _ => (None, None),
+        };
+        let views_error = views_error.or(bolt_error);
+        let (offered, open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some(), bolt.is_some());
         let summary = FileSummary {
             name: self.name.clone(),
             format: detection.format.id().to_string(),
@@ -290,7 +306,8 @@ impl Session {
             stacks: stacks.as_ref().map(StacksView::info),
         };
         let opened = Opened { summary, root: node_info(&root), children: children(&root) };
-        self.decoded = Some(Decoded { data, file_size, detection, root, views, memprof, stacks, symbols: Vec::new() });
+        self.decoded =
+            Some(Decoded { data, file_size, detection, root, views, memprof, stacks, bolt, symbols: Vec::new() });
         Ok(opened)
     }
 
@@ -299,7 +316,7 @@ impl Session {
         let stacks = StacksView::new(synthetic::parse(&data).map_err(fail)?);
         let size = data.len() as u64;
         let root = Node::new("pgolens-stacks (synthetic call stacks)", 0, size);
-        let (views, open_on) = views_of(false, false, true);
+        let (views, open_on) = views_of(false, false, true, false);
         let summary = FileSummary {
             name: self.name.clone(),
             format: String::from("pgolens-stacks"),
@@ -324,6 +341,7 @@ impl Session {
             views: None,
             memprof: None,
             stacks: Some(stacks),
+            bolt: None,
             symbols: Vec::new(),
         });
         Ok(opened)
@@ -411,7 +429,7 @@ impl Session {
             return Err(fail("only a correlated raw profile is decoded with a binary"));
         }
         decoded.views = Some(Views::instrprof(&decoded.data, Some(&elf.data))?);
-        Ok(views_of(true, decoded.memprof.is_some(), false).0)
+        Ok(views_of(true, decoded.memprof.is_some(), false, false).0)
     }
 
     fn views(&mut self) -> Result<&mut Views, Failure> {
@@ -425,6 +443,11 @@ impl Session {
             TableId::Functions => self.views()?.table(tables::resolved(query), start, count),
             TableId::StackFunctions => self.stacks()?.table(query, start, count).map_err(fail),
             TableId::MemProf => self.memprof_table(tables::resolved(query), start, count),
+            TableId::BoltFunctions => {
+                let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+                let bolt = decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?;
+                bolt.table(tables::resolved(query), start, count)
+            }
         }
     }
 
@@ -768,7 +791,7 @@ mod tests {
         let mut s = session("big.fdata", text.as_bytes());
         let opened = s.finish().unwrap();
         assert_eq!(opened.summary.format, "bolt-fdata");
-        assert_eq!(opened.summary.open_on, View::Dump);
+        assert_eq!(opened.summary.open_on, View::BoltFunctions);
         // The first level's blocks are deferred: they have children not built yet.
         assert!(opened.children.iter().any(|c| c.has_children), "{:?}", opened.children);
 
@@ -871,6 +894,35 @@ mod tests {
                 assert_eq!(sorted.rows.len(), 3, "{}", c.id);
             }
         }
+    }
+
+    #[test]
+    fn bolt_fdata_opens_on_its_function_table() {
+        let mut s = session("cprog.instr.fdata", &corpus("bolt-perf/cprog/cprog.instr.fdata"));
+        let opened = s.finish().unwrap();
+        assert_eq!(opened.summary.open_on, View::BoltFunctions);
+        assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions]);
+        // Every column the core describes sorts; no binary, so no block counts.
+        let ids: Vec<String> = tables::bolt_columns(false).into_iter().map(|c| c.id).collect();
+        assert!(!ids.iter().any(|c| c == "blocks"));
+        for id in &ids {
+            for descending in [false, true] {
+                let page = s.table(&query(TableId::BoltFunctions, id, descending, ""), 0, 100).unwrap();
+                assert_eq!(page.rows.len() as u64, page.total, "{id}");
+                assert!(page.rows.iter().all(|r| r.cells.len() == page.columns.len()));
+            }
+        }
+        // llvm-bolt --print-cfg with this profile: classify runs 13,334,000 times,
+        // hot_loop 2,000 (cprog.cfg.txt).
+        let page = s.table(&query(TableId::BoltFunctions, "exec", true, ""), 0, 100).unwrap();
+        let exec =
+            |name: &str| page.rows.iter().find(|r| name_of(&r.cells[0]) == name).map(|r| r.cells[1].clone()).unwrap();
+        assert_eq!(exec("classify"), Cell::Count(13_334_000));
+        assert_eq!(exec("hot_loop"), Cell::Count(2000));
+        let execs: Vec<u64> = page.rows.iter().map(|r| if let Cell::Count(t) = r.cells[1] { t } else { 0 }).collect();
+        assert!(execs.windows(2).all(|w| w[0] >= w[1]), "{execs:?}");
+        let filtered = s.table(&query(TableId::BoltFunctions, "exec", true, "hot_"), 0, 100).unwrap();
+        assert_eq!(filtered.matching, 1);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use pgolens::model::bolt::Column as BoltColumn;
 use pgolens::model::functions::{Column as FnColumn, FLAG_CONTEXT_SENSITIVE};
 use pgolens::model::memprof::Column as MemColumn;
 use pgolens_protocol::{Cell, CellKind, Column, Row, TableId, TablePage, TableQuery};
@@ -145,12 +146,38 @@ pub fn stack_columns() -> Vec<Column> {
     alloc::vec![column(STACK_NAME, "Function", CellKind::Name), self_, total]
 }
 
+/// A BOLT profile's function columns, in the core's order.
+pub fn bolt_columns(has_blocks: bool) -> Vec<Column> {
+    BoltColumn::ALL
+        .into_iter()
+        .filter(|&c| has_blocks || c != BoltColumn::Blocks)
+        .map(|c| {
+            let (title, kind, help) = match c {
+                BoltColumn::Name => ("Function", CellKind::Name, None),
+                BoltColumn::Exec => ("Exec", CellKind::Count, Some("execution count: entries into the function")),
+                BoltColumn::Blocks => ("Blocks", CellKind::Count, None),
+                BoltColumn::Edges => ("Edges", CellKind::Count, Some("branch edges inside the function with a count")),
+                BoltColumn::Branches => {
+                    ("Branches", CellKind::Count, Some("taken branches and fall-throughs inside the function"))
+                }
+                BoltColumn::Mispredicted => ("Mispredicted", CellKind::Ppm, Some("mispredicted branches per branch")),
+                BoltColumn::Calls => ("Calls out", CellKind::Count, Some("calls and jumps to other functions")),
+            };
+            let mut col = column(c.id(), title, kind);
+            col.share = c == BoltColumn::Branches;
+            col.help = help.map(String::from);
+            col
+        })
+        .collect()
+}
+
 /// The default sort of each table.
 pub fn default_column(table: TableId) -> &'static str {
     match table {
         TableId::Functions => FnColumn::Total.id(),
         TableId::StackFunctions => STACK_TOTAL,
         TableId::MemProf => MemColumn::TotalSize.id(),
+        TableId::BoltFunctions => BoltColumn::Branches.id(),
     }
 }
 
