@@ -23,7 +23,8 @@ cargo build --profile "$PROFILE" --target "$TARGET" -p pgolens-web -p pgolens-wo
 
 rm -rf "$DIST"
 mkdir -p "$DIST/pkg" "$DIST/worker" "$DIST/demo"
-OUT=target/$TARGET/$PROFILE
+# Where cargo put them: a CARGO_TARGET_DIR set by the user is honoured.
+OUT=${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE
 wasm-bindgen --target web --no-typescript --out-dir "$DIST/pkg" "$OUT/pgolens_web.wasm"
 wasm-bindgen --target web --no-typescript --out-dir "$DIST/worker" "$OUT/pgolens_worker.wasm"
 
