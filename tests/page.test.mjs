@@ -174,6 +174,8 @@ test('a file of random bytes shows an error with its offset; the next drop works
   await dropFiles(page, [await corpusFile('fdata')]);
   await statusShows(page, 'bolt-fdata');
   assert.equal(await alert.count(), 0);
+  // fdata opens on its function table; its dump is a tab away.
+  await showDump(page);
   await page.locator('[role=tree] [role=treeitem]').first().waitFor();
   assert.deepEqual(errors, []);
   await page.close();
@@ -196,6 +198,7 @@ test('a node with thousands of children renders only the rows in view', async ()
   const lines = Array.from({ length: 10000 }, (_, i) => `1 main ${i.toString(16)} 1 main ${(i + 1).toString(16)} 0 ${i}`);
   await dropFiles(page, [{ name: 'many.fdata', bytes: Buffer.from(lines.join('\n') + '\n') }]);
   await statusShows(page, 'bolt-fdata');
+  await showDump(page);
   const block = page.locator('[role=tree] [role=treeitem][aria-level="2"]').first();
   await block.locator('.twisty').click();
   await page.locator('[role=tree] [role=treeitem][aria-level="3"]').first().waitFor();
