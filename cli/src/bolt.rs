@@ -1,9 +1,10 @@
 //! The BOLT commands: fdata from a perf.data, a pre-aggregated profile or an fdata
-//! (perf2bolt, perf2bolt --pa), and merges (merge-fdata).
+//! (perf2bolt, perf2bolt --pa), YAML re-written as LLVM writes it, and merges
+//! (merge-fdata).
 
 use std::io::{self, Write};
 
-use pgolens::formats::bolt::fdata;
+use pgolens::formats::bolt::{fdata, yaml};
 use pgolens::formats::perf::perf2bolt::{self, binary::Binary};
 use pgolens::formats::perf::PerfData;
 use pgolens::Format;
@@ -58,6 +59,29 @@ pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool) -> Result<(), St
     emit(None, &out)
 }
 
+/// `export FILE --to yaml`: a BOLT YAML profile as LLVM's writer writes it (wrapped
+/// at column 70 when the input was, as merge-fdata's output is).
+pub fn export_yaml(path: &str) -> Result<(), String> {
+    let bytes = map(path)?;
+    let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let format = input.detect().map_err(|e| format!("{path}: {e}"))?.format;
+    if format != Format::BoltYaml {
+        return Err(format!(
+            "{path}: a {format} cannot become YAML here (YAML from fdata needs BOLT's block hashes of the binary)"
+        ));
+    }
+    let profile = yaml::decode(&input.data).map_err(|e| format!("{path}: {e}"))?;
+    warn_unknown_keys(path, &profile);
+    emit(None, &yaml::write(&profile, profile.wrap_column()))
+}
+
+/// LLVM's reader warns about keys it does not know and goes on; so do we.
+fn warn_unknown_keys(path: &str, profile: &yaml::Profile<'_>) {
+    for k in &profile.unknown_keys {
+        eprintln!("{path}:{}:{}: warning: unknown key '{}'", k.line, k.column, String::from_utf8_lossy(&k.key));
+    }
+}
+
 /// `merge A B... [-o OUT]`: merge-fdata. All inputs fdata, or all YAML.
 pub fn merge(args: &[String]) -> Result<(), String> {
     let mut inputs = Vec::new();
@@ -81,7 +105,18 @@ pub fn merge(args: &[String]) -> Result<(), String> {
     }
     let mut out = Vec::new();
     if yaml {
-        return Err("merging YAML profiles is not built yet".to_string());
+        let profiles = files
+            .iter()
+            .zip(&inputs)
+            .map(|(f, path)| {
+                let p = yaml::decode(f).map_err(|e| format!("{path}: {e}"))?;
+                warn_unknown_keys(path, &p);
+                Ok(p)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let merged = yaml::merge(&profiles).map_err(|e| e.to_string())?;
+        eprintln!("pgolens: data for {} unique objects merged", merged.functions.len());
+        return emit(output, &yaml::write(&merged, yaml::MERGE_FDATA_WRAP));
     }
     let profiles = files
         .iter()
