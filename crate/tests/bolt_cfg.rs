@@ -196,3 +196,68 @@ fn function_rows_count_what_bolt_counts() {
         }
     }
 }
+
+/// A YAML profile holds the graph itself: written by llvm-bolt (`-w`) or perf2bolt
+/// from the same profile BOLT printed, its blocks, counts and counted edges are
+/// BOLT's, block for block (`bid` is the input layout index: `dfs-order: false`).
+#[test]
+fn yaml_profiles_give_bolts_graphs() {
+    let cases = [
+        ("bolt-perf/cprog", "cprog.instr.yaml", "cprog.cfg.txt"),
+        ("bolt-perf/cprog", "cprog.brstack.yaml", "cprog.brstack.cfg.txt"),
+        ("bolt-perf/cxxprog", "cxxprog.instr.yaml", "cxxprog.cfg.txt"),
+        ("bolt-perf/cxxprog", "cxxprog.brstack.yaml", "cxxprog.brstack.cfg.txt"),
+        ("bolt-perf/bigcfg", "big.instr.yaml", "big.cfg.txt"),
+    ];
+    let mut functions = 0;
+    let mut edges = 0;
+    for (dir, profile, printed) in cases {
+        let data = common::read(&format!("{dir}/{profile}"));
+        let yaml = pgolens::formats::bolt::yaml::decode(&data).unwrap();
+        let rows = pgolens::model::bolt::FunctionRows::from_yaml(&yaml);
+        let text = String::from_utf8(common::read(&format!("{dir}/{printed}"))).unwrap();
+        for theirs in parse_cfg_txt(&text) {
+            let what = format!("{profile} {}", theirs.name);
+            let f = yaml.functions.iter().position(|f| *f.name == *theirs.name.as_bytes()).unwrap();
+            let ours = pgolens::model::bolt::cfg_from_yaml(&yaml, f).unwrap();
+            assert_eq!(ours.blocks.len(), theirs.blocks.len(), "{what}: blocks");
+            assert_eq!(ours.exec_count, theirs.exec_count, "{what}: exec count");
+            assert_eq!(rows.rows[f].numbers.exec_count, theirs.exec_count, "{what}: row exec count");
+            let index = |label: &str| theirs.blocks.iter().position(|b| b.label == label).unwrap() as u32;
+            for (i, (o, t)) in ours.blocks.iter().zip(&theirs.blocks).enumerate() {
+                let at = format!("{what}: block {i} ({})", t.label);
+                assert_eq!(o.exec_count, t.exec_count, "{at}: exec count");
+                if let Some(n) = o.instructions {
+                    assert_eq!(n, t.instructions, "{at}: instructions");
+                }
+                let mut expected: Vec<(u32, u64, u64)> =
+                    t.successors.iter().filter(|s| s.2 > 0).map(|(l, m, c)| (index(l), *m, *c)).collect();
+                let mut got: Vec<(u32, u64, u64)> = ours
+                    .successors(i as u32)
+                    .iter()
+                    .filter(|e| e.count != Some(0))
+                    .map(|e| (e.to, e.mispredicted, e.count.unwrap()))
+                    .collect();
+                expected.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, expected, "{at}: counted successors (to, mispredicted, count)");
+                edges += got.len();
+                // Direct calls (`# Count:`): the same count at the same offset (a
+                // callee the profile has no function for, such as a PLT entry, has
+                // no name in YAML; indirect calls print as call profiles instead).
+                for (offset, callee, count) in &t.calls {
+                    let block_start = t.offset.unwrap_or(0);
+                    let call = o.calls.iter().find(|c| c.offset + block_start == *offset);
+                    assert!(
+                        call.is_some_and(|c| c.count == *count && (c.callee.is_empty() || &c.callee == callee)),
+                        "{at}: call to {callee} at {offset:#x} ({count}): {:?}",
+                        o.calls
+                    );
+                }
+            }
+            functions += 1;
+        }
+    }
+    assert_eq!(functions, 13);
+    eprintln!("{edges} counted edges");
+}

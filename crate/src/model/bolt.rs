@@ -15,6 +15,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::formats::bolt::fdata::{Fdata, SymbolKind};
+use crate::formats::bolt::yaml;
 use crate::formats::perf::perf2bolt::binary::Binary;
 use crate::formats::perf::perf2bolt::cfg;
 
@@ -334,6 +335,122 @@ pub fn fdata_functions<'a>(fdata: &'a Fdata<'_>) -> Vec<(&'a [u8], FunctionNumbe
     rows
 }
 
+/// The function table numbers of each function of a YAML profile, in file order:
+/// the function's `exec`, its `nblocks`, its successor edges with their counts
+/// and mispredictions, and its call counts.
+pub fn yaml_functions(profile: &yaml::Profile<'_>) -> Vec<FunctionNumbers> {
+    profile
+        .functions
+        .iter()
+        .map(|f| {
+            let mut n =
+                FunctionNumbers { exec_count: f.exec, blocks: Some(u64::from(f.block_count)), ..Default::default() };
+            for b in profile.blocks_of(f) {
+                for s in profile.successors_of(b) {
+                    n.edges = n.edges.saturating_add(1);
+                    n.branches = n.branches.saturating_add(s.count);
+                    n.mispredicted = n.mispredicted.saturating_add(s.mispredicts);
+                }
+                for c in profile.calls_of(b) {
+                    n.calls_out = n.calls_out.saturating_add(c.count);
+                }
+            }
+            n
+        })
+        .collect()
+}
+
+/// Blocks a YAML graph may have beyond those its profile mentions: `nblocks` is
+/// only a number in the file, and must not size an allocation by itself.
+const MAX_UNMENTIONED_BLOCKS: usize = 1 << 16;
+
+/// A YAML profile's function as a graph, as llvm-bolt's YAML reader attaches it:
+/// `nblocks` blocks by `bid`, each with its `exec` count and instruction count,
+/// successors with their counts, call sites with their callees by `fid`. Indices
+/// at or past `nblocks` point nowhere: llvm-bolt counts them as mismatched and
+/// goes on; they land in [`Cfg::unmatched`] as (from bid, to bid, count).
+pub fn cfg_from_yaml(profile: &yaml::Profile<'_>, function: usize) -> Option<Cfg> {
+    let f = profile.functions.get(function)?;
+    let blocks = profile.blocks_of(f);
+    let nblocks = f.block_count as usize;
+    let mentioned = blocks
+        .iter()
+        .flat_map(|b| core::iter::once(b.index).chain(profile.successors_of(b).iter().map(|s| s.index)))
+        .map(|i| i as usize)
+        .filter(|&i| i < nblocks)
+        .max()
+        .map_or(0, |m| m.saturating_add(1));
+    let limit = blocks.len().saturating_mul(4).saturating_add(MAX_UNMENTIONED_BLOCKS);
+    let count = nblocks.min(mentioned.max(1)).min(limit).min(nblocks);
+    let mut cfg = Cfg {
+        name: String::from_utf8_lossy(&f.name).into_owned(),
+        exec_count: f.exec,
+        blocks: alloc::vec![Block::default(); count],
+        ..Cfg::default()
+    };
+    if let Some(entry) = cfg.blocks.first_mut() {
+        entry.entry = true;
+    }
+    let names: hashbrown::HashMap<u32, &[u8]> = profile.functions.iter().map(|g| (g.id, &*g.name)).collect();
+    for b in blocks {
+        let Some(block) = cfg.blocks.get_mut(b.index as usize) else {
+            for s in profile.successors_of(b) {
+                cfg.unmatched.push((
+                    u64::from(b.index),
+                    u64::from(s.index),
+                    i64::try_from(s.count).unwrap_or(i64::MAX),
+                ));
+            }
+            continue;
+        };
+        block.instructions = Some(b.instructions);
+        block.exec_count = b.exec;
+        block.entry |= b.exec > 0 && profile.header.flags.has(yaml::ProfileFlags::BRANCH);
+        block.calls = profile
+            .calls_of(b)
+            .iter()
+            .map(|c| Call {
+                offset: u64::from(c.offset),
+                callee: names.get(&c.callee).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default(),
+                callee_offset: u64::from(c.entry_discriminator),
+                count: c.count,
+                mispredicted: c.mispredicts,
+            })
+            .collect();
+        for s in profile.successors_of(b) {
+            if (s.index as usize) < count {
+                cfg.edges.push(Edge {
+                    from: b.index,
+                    to: s.index,
+                    count: Some(s.count),
+                    mispredicted: s.mispredicts,
+                    inferred: false,
+                });
+            } else {
+                cfg.unmatched.push((
+                    u64::from(b.index),
+                    u64::from(s.index),
+                    i64::try_from(s.count).unwrap_or(i64::MAX),
+                ));
+            }
+        }
+    }
+    // Sorted by source, each block's successors in the order written.
+    cfg.edges.sort_by_key(|e| e.from);
+    // Branch profiles carry counts on edges: llvm-bolt's YAML writer keeps a block's
+    // own count only where edges cannot give it (entry points, landing pads), and
+    // `postProcessProfile` adds the counts of the edges into each block.
+    if profile.header.flags.has(yaml::ProfileFlags::BRANCH) {
+        for i in 0..cfg.edges.len() {
+            let Some(&Edge { to, count, .. }) = cfg.edges.get(i) else { continue };
+            if let Some(b) = cfg.blocks.get_mut(to as usize) {
+                b.exec_count = b.exec_count.saturating_add(count.unwrap_or(0));
+            }
+        }
+    }
+    Some(cfg)
+}
+
 /// A sortable column of the BOLT function table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Column {
@@ -401,6 +518,21 @@ impl FunctionRows {
             .into_iter()
             .map(|(name, numbers)| {
                 let name = String::from_utf8_lossy(&crate::formats::bolt::fdata::unescape(name)).into_owned();
+                FunctionRow { demangled: demangle_local(&name), name, numbers }
+            })
+            .collect();
+        let weight =
+            rows.iter().map(|r| r.numbers.branches.saturating_add(r.numbers.calls_out)).fold(0, u64::saturating_add);
+        FunctionRows { rows, weight }
+    }
+
+    pub fn from_yaml(profile: &yaml::Profile<'_>) -> FunctionRows {
+        let rows: Vec<FunctionRow> = profile
+            .functions
+            .iter()
+            .zip(yaml_functions(profile))
+            .map(|(f, numbers)| {
+                let name = String::from_utf8_lossy(&f.name).into_owned();
                 FunctionRow { demangled: demangle_local(&name), name, numbers }
             })
             .collect();

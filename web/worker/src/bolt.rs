@@ -1,9 +1,10 @@
-//! The BOLT views of a session: the function table of an fdata profile.
+//! The BOLT views of a session: the function table of an fdata or YAML profile,
+//! and (for YAML, which holds the graphs) each function's control-flow graph.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use pgolens::formats::bolt::fdata;
+use pgolens::formats::bolt::{fdata, yaml};
 use pgolens::model::bolt::{Column, FunctionRows};
 use pgolens_protocol::{Cell, Row, TablePage, TableQuery};
 
@@ -13,6 +14,8 @@ use crate::tables;
 /// A BOLT profile's rows and the order last asked for.
 pub struct BoltView {
     rows: FunctionRows,
+    /// The YAML profile the rows come from (its functions are the rows, in order).
+    pub yaml: Option<yaml::Profile<'static>>,
     sorted: Option<(Column, bool, Vec<u32>)>,
     filtered: Option<(Column, bool, String, Vec<u32>)>,
 }
@@ -20,7 +23,13 @@ pub struct BoltView {
 impl BoltView {
     pub fn fdata(data: &[u8]) -> Result<BoltView, Failure> {
         let profile = fdata::decode(data).map_err(failure)?;
-        Ok(BoltView { rows: FunctionRows::from_fdata(&profile), sorted: None, filtered: None })
+        Ok(BoltView { rows: FunctionRows::from_fdata(&profile), yaml: None, sorted: None, filtered: None })
+    }
+
+    pub fn yaml(data: &[u8]) -> Result<BoltView, Failure> {
+        let profile = yaml::decode(data).map_err(failure)?;
+        let rows = FunctionRows::from_yaml(&profile);
+        Ok(BoltView { rows, yaml: Some(profile.into_owned()), sorted: None, filtered: None })
     }
 
     fn order(&mut self, column: Column, descending: bool, filter: &str) -> &[u32] {

@@ -284,10 +284,14 @@ impl Session {
             None => (None, stacks_error),
         };
         let (bolt, bolt_error) = match detection.format {
-            Format::BoltFdata => match BoltView::fdata(&data) {
-                Ok(v) => (Some(v), None),
-                Err(e) => (None, Some(e)),
-            },
+            Format::BoltFdata | Format::BoltYaml => {
+                let view =
+                    if detection.format == Format::BoltFdata { BoltView::fdata(&data) } else { BoltView::yaml(&data) };
+                match view {
+                    Ok(v) => (Some(v), None),
+                    Err(e) => (None, Some(e)),
+                }
+            }
             _ => (None, None),
         };
         let views_error = views_error.or(bolt_error);
@@ -923,6 +927,22 @@ mod tests {
         assert!(execs.windows(2).all(|w| w[0] >= w[1]), "{execs:?}");
         let filtered = s.table(&query(TableId::BoltFunctions, "exec", true, "hot_"), 0, 100).unwrap();
         assert_eq!(filtered.matching, 1);
+    }
+
+    #[test]
+    fn bolt_yaml_opens_on_its_function_table() {
+        let mut s = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
+        let opened = s.finish().unwrap();
+        assert_eq!(opened.summary.format, "bolt-yaml");
+        assert_eq!(opened.summary.open_on, View::BoltFunctions);
+        // YAML knows every function's block count: the column is there.
+        let page = s.table(&query(TableId::BoltFunctions, "exec", true, ""), 0, 100).unwrap();
+        assert!(page.columns.iter().any(|c| c.id == "blocks"));
+        let row = |name: &str| page.rows.iter().find(|r| name_of(&r.cells[0]) == name).unwrap().cells.clone();
+        // The same executions as --print-cfg with the fdata it was written from; classify has 9 blocks.
+        assert_eq!(row("classify")[1], Cell::Count(13_334_000));
+        assert_eq!(row("classify")[2], Cell::Count(9));
+        assert_eq!(row("hot_loop")[1], Cell::Count(2000));
     }
 
     #[test]

@@ -265,6 +265,39 @@ pub struct Profile<'a> {
 }
 
 impl<'a> Profile<'a> {
+    /// The profile without borrowing the input (names copied).
+    pub fn into_owned(self) -> Profile<'static> {
+        let owned = |c: Cow<'a, [u8]>| -> Cow<'static, [u8]> { Cow::Owned(c.into_owned()) };
+        let h = self.header;
+        Profile {
+            header: Header {
+                version: h.version,
+                binary_name: owned(h.binary_name),
+                build_id: owned(h.build_id),
+                flags: h.flags,
+                origin: owned(h.origin),
+                events: owned(h.events),
+                dfs_order: h.dfs_order,
+                hash_function: h.hash_function,
+            },
+            functions: self.functions.into_iter().map(|f| Function { name: owned(f.name), ..f }).collect(),
+            blocks: self.blocks,
+            calls: self.calls,
+            successors: self.successors,
+            probes: self.probes,
+            probe_ids: self.probe_ids,
+            probe_nodes: self.probe_nodes,
+            inline_tree: self.inline_tree,
+            probe_desc: self.probe_desc,
+            unknown_keys: self
+                .unknown_keys
+                .into_iter()
+                .map(|k| UnknownKey { key: owned(k.key), line: k.line, column: k.column })
+                .collect(),
+            flow_wrapped: self.flow_wrapped,
+        }
+    }
+
     /// The wrapping the profile was written with, as far as it shows.
     pub fn wrap_column(&self) -> WrapColumn {
         if self.flow_wrapped {
