@@ -83,3 +83,30 @@ test('an fdata profile opens on its functions, with the execution counts llvm-bo
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a YAML profile opens on its functions, with the execution and block counts llvm-bolt prints', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const file = 'bolt-perf/cprog/cprog.instr.yaml';
+  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  await page.locator('[role=status]').filter({ hasText: 'bolt-yaml' }).waitFor({ timeout: 15000 });
+  await page.getByRole('tab', { name: 'Functions', selected: true }).waitFor();
+  await rows(page).first().waitFor();
+  const text = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.cfg.txt'), 'utf8');
+  const printed = printedExecCounts(text);
+  const shown = await shownRows(page);
+  for (const [name, exec] of printed) {
+    const row = shown.find((r) => r.name === name);
+    assert.ok(row, `${name} is listed`);
+    assert.equal(row.exec, exec, name);
+  }
+  // classify: 9 blocks in BOLT's print (".LBB07", ".Ltmp0" ... headers of its function).
+  const classify = text.split('Binary Function "').find((f) => f.startsWith('classify"'));
+  const blocks = classify.split('\n').filter((l) => / \(\d+ instructions, align : /.test(l)).length;
+  assert.equal(shown.find((r) => r.name === 'classify').blocks, blocks);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
