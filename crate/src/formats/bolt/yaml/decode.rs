@@ -139,7 +139,7 @@ fn header<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Result<
         return Err(key.pos.error("a block mapping under 'header'"));
     }
     let mut map = r.nested_mapping(0, key.pos)?;
-    let indent = Reader::indent_of(&map);
+    let indent = map.indent();
     let mut seen = Seen::default();
     let mut version_pos = key.pos;
     while let Some(k) = r.next_key(&mut map)? {
@@ -240,7 +240,7 @@ fn functions<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Resu
 }
 
 fn function<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Result<()> {
-    let indent = Reader::indent_of(&map);
+    let indent = map.indent();
     let pos = r.here();
     let mut f = Function { line: pos.line, ..Function::default() };
     let mut seen = Seen::default();
@@ -298,7 +298,7 @@ fn function<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Re
 }
 
 fn block<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Result<()> {
-    let indent = Reader::indent_of(&map);
+    let indent = map.indent();
     let pos = r.here();
     let mut b = Block { line: pos.line, ..Block::default() };
     let mut seen = Seen::default();
@@ -561,7 +561,7 @@ fn probe_desc<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Res
         return Err(key.pos.error("a block mapping under 'pseudo_probe_desc'"));
     }
     let mut map = r.nested_mapping(0, key.pos)?;
-    let indent = Reader::indent_of(&map);
+    let indent = map.indent();
     let mut seen = Seen::default();
     while let Some(k) = r.next_key(&mut map)? {
         match &*k.name {

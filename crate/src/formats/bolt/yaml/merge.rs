@@ -262,11 +262,11 @@ fn merge_block(
     mb.block.events = mb.block.events.wrapping_add(b.events);
 
     // Call sites by offset, the first of an offset kept (`emplace`).
+    let calls = p.calls_of(b);
     let mut by_offset = StdUnorderedOrder::default();
-    for (i, c) in p.calls_of(b).iter().enumerate() {
+    for (i, c) in calls.iter().enumerate() {
         by_offset.emplace(c.offset, i);
     }
-    let calls = p.calls_of(b);
     for mc in &mut mb.calls {
         let Some(i) = by_offset.find(mc.offset) else { continue };
         let Some(c) = calls.get(i) else { continue };

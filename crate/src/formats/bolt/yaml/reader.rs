@@ -50,6 +50,13 @@ pub struct Mapping {
     first_inline: bool,
 }
 
+impl Mapping {
+    /// The column its keys start at (0-based).
+    pub fn indent(&self) -> usize {
+        self.indent
+    }
+}
+
 /// The state of one block sequence being walked.
 #[derive(Clone, Copy, Debug)]
 pub struct Sequence {
@@ -246,6 +253,34 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Where the cursor is, to come back to after looking ahead.
+    fn mark(&self) -> (usize, u64, usize) {
+        (self.pos, self.line, self.line_start)
+    }
+
+    fn back_to(&mut self, (pos, line, line_start): (usize, u64, usize)) {
+        (self.pos, self.line, self.line_start) = (pos, line, line_start);
+    }
+
+    /// Moves to the next line with content if it is indented `indent` and `starts`
+    /// holds there (true). At a shallower line, one that does not start so, or the
+    /// document's end, the cursor stays put (false): the line belongs to an outer
+    /// collection. Deeper indentation is the error `deeper`.
+    fn next_line_at(&mut self, indent: usize, starts: impl Fn(&Self) -> bool, deeper: &'static str) -> Result<bool> {
+        if self.pos != self.line_start {
+            return Err(self.here().error("a new line"));
+        }
+        let mark = self.mark();
+        match self.next_content()? {
+            Some(i) if i == indent && starts(self) => Ok(true),
+            Some(i) if i > indent => Err(self.here().error(deeper)),
+            _ => {
+                self.back_to(mark);
+                Ok(false)
+            }
+        }
+    }
+
     fn at_dash(&self) -> bool {
         self.peek() == Some(b'-') && self.peek_at(1).is_none_or(|b| is_blank(b) || b == b'\n' || b == b'\r')
     }
@@ -254,21 +289,8 @@ impl<'a> Reader<'a> {
     pub fn next_item(&mut self, seq: &mut Sequence) -> Result<Option<Mapping>> {
         if seq.at_first {
             seq.at_first = false;
-        } else {
-            if self.pos != self.line_start {
-                return Err(self.here().error("a new line"));
-            }
-            let save = (self.pos, self.line, self.line_start);
-            match self.next_content()? {
-                Some(indent) if indent == seq.indent && self.at_dash() => {}
-                Some(indent) if indent > seq.indent => {
-                    return Err(self.here().error("'- ' at the sequence's indentation"));
-                }
-                _ => {
-                    (self.pos, self.line, self.line_start) = save;
-                    return Ok(None);
-                }
-            }
+        } else if !self.next_line_at(seq.indent, Reader::at_dash, "'- ' at the sequence's indentation")? {
+            return Ok(None);
         }
         self.bump();
         self.skip_blanks();
@@ -283,21 +305,8 @@ impl<'a> Reader<'a> {
     pub fn next_key(&mut self, map: &mut Mapping) -> Result<Option<Key<'a>>> {
         if map.first_inline {
             map.first_inline = false;
-        } else {
-            if self.pos != self.line_start {
-                return Err(self.here().error("a new line"));
-            }
-            let save = (self.pos, self.line, self.line_start);
-            match self.next_content()? {
-                Some(indent) if indent == map.indent => {}
-                Some(indent) if indent > map.indent => {
-                    return Err(self.here().error("a key at the mapping's indentation"));
-                }
-                _ => {
-                    (self.pos, self.line, self.line_start) = save;
-                    return Ok(None);
-                }
-            }
+        } else if !self.next_line_at(map.indent, |_| true, "a key at the mapping's indentation")? {
+            return Ok(None);
         }
         let pos = self.here();
         if self.at_dash() {
@@ -334,10 +343,6 @@ impl<'a> Reader<'a> {
         self.bump();
         self.skip_blanks();
         Ok(Some(Key { name, pos }))
-    }
-
-    pub fn indent_of(map: &Mapping) -> usize {
-        map.indent
     }
 
     /// True when the key's value is on following lines (nothing but a comment after the ':').
@@ -512,14 +517,14 @@ impl<'a> Reader<'a> {
     pub fn skip_value(&mut self, parent: usize) -> Result<()> {
         if self.value_is_nested()? {
             loop {
-                let save = (self.pos, self.line, self.line_start);
+                let mark = self.mark();
                 match self.next_content()? {
                     Some(indent) if indent > parent || (indent == parent && self.at_dash()) => {
                         let mut depth = 0usize;
                         self.skip_line_value(&mut depth)?;
                     }
                     _ => {
-                        (self.pos, self.line, self.line_start) = save;
+                        self.back_to(mark);
                         return Ok(());
                     }
                 }

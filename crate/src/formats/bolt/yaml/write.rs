@@ -450,20 +450,17 @@ fn is_numeric(s: &[u8]) -> bool {
     t = t.get(skip_digits(t)..).unwrap_or_default();
     let Some((&c, rest)) = t.split_first() else { return true };
     t = rest;
-    let mut exponent = matches!(c, b'e' | b'E');
-    if !exponent {
-        if c != b'.' {
-            return false;
-        }
+    // Past the integer part: `.digits` may come before the exponent.
+    if c == b'.' {
         t = t.get(skip_digits(t)..).unwrap_or_default();
         let Some((&c, rest)) = t.split_first() else { return true };
         if !matches!(c, b'e' | b'E') {
             return false;
         }
         t = rest;
-        exponent = true;
+    } else if !matches!(c, b'e' | b'E') {
+        return false;
     }
-    debug_assert!(exponent);
     if let Some(rest) = t.strip_prefix(b"+").or_else(|| t.strip_prefix(b"-")) {
         t = rest;
     }
