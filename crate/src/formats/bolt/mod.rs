@@ -5,6 +5,7 @@
 //! Layout notes: `shared/formats/bolt-profiles.md`.
 
 pub mod bat;
+mod digits;
 pub mod fdata;
 pub mod preagg;
 mod text;

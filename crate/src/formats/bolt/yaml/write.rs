@@ -14,6 +14,8 @@
 
 use alloc::vec::Vec;
 
+use crate::formats::bolt::digits::{push_hex, push_unsigned, UPPER};
+
 use super::{Block, CallSite, Function, HashFunction, InlineTreeNode, ProbeSet, Profile, ProfileFlags, Successor};
 
 /// Where LLVM's writer wraps flow collections: `None` for llvm-bolt and perf2bolt,
@@ -301,31 +303,13 @@ impl Writer {
     }
 
     fn decimal(&mut self, n: u64) {
-        let mut buf = [0u8; 20];
-        let mut i = buf.len();
-        let mut n = n;
-        loop {
-            i = i.saturating_sub(1);
-            if let Some(slot) = buf.get_mut(i) {
-                *slot = b'0'.saturating_add((n % 10) as u8);
-            }
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.push(buf.get(i..).unwrap_or_default());
+        push_unsigned(&mut self.out, n);
     }
 
     /// `0x` and upper-case hex digits, no padding (`format("0x%" PRIX64)`).
     fn hex(&mut self, n: u64) {
-        const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
         self.push(b"0x");
-        let digits = (64u32.saturating_sub(n.leading_zeros()).div_ceil(4)).max(1);
-        for i in (0..digits).rev() {
-            let nibble = (n >> i.saturating_mul(4)) & 0xF;
-            self.out.push(DIGITS.get(nibble as usize).copied().unwrap_or(b'0'));
-        }
+        push_hex(&mut self.out, n, UPPER);
     }
 
     /// A string scalar and the end of its line.
