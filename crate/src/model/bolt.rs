@@ -514,25 +514,22 @@ pub struct FunctionRows {
 
 impl FunctionRows {
     pub fn from_fdata(fdata: &Fdata<'_>) -> FunctionRows {
-        let rows: Vec<FunctionRow> = fdata_functions(fdata)
-            .into_iter()
-            .map(|(name, numbers)| {
-                let name = String::from_utf8_lossy(&crate::formats::bolt::fdata::unescape(name)).into_owned();
-                FunctionRow { demangled: demangle_local(&name), name, numbers }
-            })
-            .collect();
-        let weight =
-            rows.iter().map(|r| r.numbers.branches.saturating_add(r.numbers.calls_out)).fold(0, u64::saturating_add);
-        FunctionRows { rows, weight }
+        FunctionRows::new(
+            fdata_functions(fdata)
+                .into_iter()
+                .map(|(name, numbers)| (crate::formats::bolt::fdata::unescape(name).into_owned(), numbers)),
+        )
     }
 
     pub fn from_yaml(profile: &yaml::Profile<'_>) -> FunctionRows {
-        let rows: Vec<FunctionRow> = profile
-            .functions
-            .iter()
-            .zip(yaml_functions(profile))
-            .map(|(f, numbers)| {
-                let name = String::from_utf8_lossy(&f.name).into_owned();
+        FunctionRows::new(profile.functions.iter().map(|f| f.name.to_vec()).zip(yaml_functions(profile)))
+    }
+
+    /// Rows from (raw name, numbers), demangled, with the total weight.
+    fn new(functions: impl Iterator<Item = (Vec<u8>, FunctionNumbers)>) -> FunctionRows {
+        let rows: Vec<FunctionRow> = functions
+            .map(|(name, numbers)| {
+                let name = String::from_utf8_lossy(&name).into_owned();
                 FunctionRow { demangled: demangle_local(&name), name, numbers }
             })
             .collect();
