@@ -55,11 +55,14 @@ if [[ "${1:-}" == "--browser" && ! -x /usr/bin/chromium ]]; then
   sudo=()
   [[ $(id -u) == 0 ]] || sudo=(sudo)
   export DEBIAN_FRONTEND=noninteractive
+  # Another apt (unattended upgrades, a bench installing its tools) may hold the
+  # lock for a while: wait for it rather than fail.
+  apt=(apt-get -o DPkg::Lock::Timeout=900)
   # Update the package lists only when chromium is not known yet.
   if ! apt-cache show chromium >/dev/null 2>&1; then
     say "apt-get update"
-    "${sudo[@]}" apt-get update -q
+    "${sudo[@]}" "${apt[@]}" update -q
   fi
   say "apt-get install chromium"
-  "${sudo[@]}" apt-get install -y -q --no-install-recommends chromium
+  "${sudo[@]}" "${apt[@]}" install -y -q --no-install-recommends chromium
 fi

@@ -7,7 +7,9 @@
 //! come from the disassembly (as perf2bolt builds them) and the branches are
 //! attached to them as llvm-bolt 22 attaches them (`DataReader::readProfile`,
 //! `recordBranch`, `BinaryFunction::postProcessProfile`): entry counts on entry
-//! blocks, each block's count the sum of the edges into it. Edges the profile has
+//! blocks, each block's count the sum of the edges into it, raised to its largest
+//! edge and direct call (`-fix-block-counts`). [`Cfg::flow_gaps`] measures how far
+//! the counts are from conserving flow, as llvm-bolt's profile quality stats do. Edges the profile has
 //! no count for stay without one ([`Edge::count`] is `None`); [`Cfg::infer_fall_throughs`]
 //! fills fall-throughs from flow, marked as inferred.
 
@@ -119,6 +121,75 @@ impl Cfg {
             }
         }
         flow
+    }
+}
+
+/// How far each block's counts are from conserving flow, as llvm-bolt's profile
+/// quality stats measure it (`ProfileQualityStats.cpp`, printed by llvm-bolt as
+/// "CFG flow conservation gap ... (weighted) ... (worst)").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowGaps {
+    /// Per block, 1 − min / max over its in-flow, out-flow and call counts; None
+    /// for the blocks the stats leave out (entries, exits, landing pads, blocks
+    /// never run).
+    pub blocks: Vec<Option<f64>>,
+    /// The mean gap weighted by ln(count × instructions).
+    pub weighted: f64,
+    /// The largest gap of a block counted more than [`WORST_GAP_MIN_COUNT`] times.
+    pub worst: f64,
+    pub worst_block: Option<u32>,
+}
+
+/// Blocks counted this many times or fewer do not count for the worst gap
+/// (llvm-bolt's `MinBlockCount`: sampling noise).
+pub const WORST_GAP_MIN_COUNT: u64 = 500;
+
+impl Cfg {
+    /// The flow conservation gaps of the graph's blocks. Where llvm-bolt looks at
+    /// instructions this model does not have, it decides from what it has: a call
+    /// site with one callee is a direct call (llvm-bolt counts it with the block's
+    /// count), with several an indirect one (the sum of its targets' counts); a
+    /// block of unknown size weighs as one instruction. llvm-bolt also leaves out
+    /// blocks ending in a call to their own function, which this model cannot tell.
+    pub fn flow_gaps(&self) -> FlowGaps {
+        let mut out = FlowGaps { blocks: alloc::vec![None; self.blocks.len()], ..FlowGaps::default() };
+        if self.blocks.len() <= 1 {
+            return out;
+        }
+        let flow = self.flow();
+        let (mut weighted_sum, mut weight_sum) = (0.0f64, 0.0f64);
+        for (i, (b, slot)) in self.blocks.iter().zip(out.blocks.iter_mut()).enumerate() {
+            let Ok(index) = u32::try_from(i) else { break };
+            let instructions = b.instructions.unwrap_or(1);
+            if b.entry || self.successors(index).is_empty() || b.exec_count == 0 || instructions == 0 {
+                continue;
+            }
+            let (inflow, outflow) = flow.get(i).copied().unwrap_or_default();
+            let (mut max, mut min) = (inflow.max(outflow), inflow.min(outflow));
+            let mut sites: Vec<u64> = b.calls.iter().map(|c| c.offset).collect();
+            sites.sort_unstable();
+            sites.dedup();
+            for site in sites {
+                let mut targets = b.calls.iter().filter(|c| c.offset == site);
+                let total = match (targets.next(), targets.next()) {
+                    (Some(_), None) => b.exec_count,
+                    _ => b.calls.iter().filter(|c| c.offset == site).fold(0u64, |s, c| s.saturating_add(c.count)),
+                };
+                max = max.max(total);
+                min = min.min(total);
+            }
+            let gap = if max > 0 { 1.0 - min as f64 / max as f64 } else { 0.0 };
+            *slot = Some(gap);
+            let weight = libm::log(b.exec_count as f64 * f64::from(instructions));
+            weighted_sum += gap * weight;
+            weight_sum += weight;
+            if b.exec_count > WORST_GAP_MIN_COUNT && gap > out.worst {
+                out.worst = gap;
+                out.worst_block = Some(index);
+            }
+        }
+        out.weighted = if weight_sum > 0.0 { weighted_sum / weight_sum } else { weighted_sum };
+        out
     }
 }
 
@@ -288,6 +359,36 @@ fn propagate_block_counts(out: &mut Cfg) {
             b.exec_count = b.exec_count.wrapping_add(count);
         }
     }
+    fix_block_counts(out);
+}
+
+/// llvm-bolt's `-fix-block-counts` (on by default), the end of `postProcessProfile`:
+/// in layout order, a block counts at least each of its edges in and out, and at
+/// least each direct call it makes (a call site with one callee; an indirect one
+/// carries its targets' counts, not a count of its own).
+fn fix_block_counts(out: &mut Cfg) {
+    for i in 0..out.edges.len() {
+        let Some(&Edge { from, to, count: Some(count), .. }) = out.edges.get(i) else { continue };
+        if count == 0 {
+            continue;
+        }
+        for b in [to, from] {
+            if let Some(b) = out.blocks.get_mut(b as usize) {
+                b.exec_count = b.exec_count.max(count);
+            }
+        }
+    }
+    for b in &mut out.blocks {
+        let mut sites: Vec<u64> = b.calls.iter().map(|c| c.offset).collect();
+        sites.sort_unstable();
+        sites.dedup();
+        for site in sites {
+            let mut at = b.calls.iter().filter(|c| c.offset == site);
+            if let (Some(call), None) = (at.next(), at.next()) {
+                b.exec_count = b.exec_count.max(call.count);
+            }
+        }
+    }
 }
 
 /// The function table numbers of every function an fdata profile has branches
@@ -447,6 +548,7 @@ pub fn cfg_from_yaml(profile: &yaml::Profile<'_>, function: usize) -> Option<Cfg
                 b.exec_count = b.exec_count.saturating_add(count.unwrap_or(0));
             }
         }
+        fix_block_counts(&mut cfg);
     }
     Some(cfg)
 }
