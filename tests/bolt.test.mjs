@@ -110,3 +110,69 @@ test('a YAML profile opens on its functions, with the execution and block counts
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** The blocks of function `name` in a `--print-cfg` dump, in order: label, count, successors. */
+function printedBlocks(text, name) {
+  const body = text.split('Binary Function "').find((f) => f.startsWith(`${name}"`));
+  const blocks = [];
+  for (const line of body.split('\n')) {
+    let m;
+    if ((m = /^(\.\S+) \(\d+ instructions, align : /.exec(line))) blocks.push({ label: m[1], exec: 0, succ: [] });
+    else if (blocks.length && (m = /^  Exec Count : (\d+)/.exec(line))) blocks.at(-1).exec = Number(m[1]);
+    else if (blocks.length && line.startsWith('  Successors: ')) {
+      for (const s of line.matchAll(/(\.\S+) \(mispreds: \d+, count: (\d+)\)/g)) {
+        blocks.at(-1).succ.push({ label: s[1], count: Number(s[2]) });
+      }
+    }
+  }
+  return blocks;
+}
+
+test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the hottest edges, calls to callees and back', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const file = 'bolt-perf/cprog/cprog.instr.yaml';
+  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  await page.locator('[role=status]').filter({ hasText: 'bolt-yaml' }).waitFor({ timeout: 15000 });
+  await rows(page).first().waitFor();
+  const text = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.cfg.txt'), 'utf8');
+  const printed = printedBlocks(text, 'hot_loop');
+
+  await rows(page).filter({ hasText: /^hot_loop/ }).first().click();
+  await page.getByRole('tab', { name: 'CFG', selected: true }).waitFor();
+  const cfg = page.locator('.bolt-cfg');
+  await cfg.locator('.cfg-name', { hasText: 'hot_loop' }).waitFor({ timeout: 15000 });
+  assert.equal(Number(await cfg.getAttribute('data-blocks')), printed.length);
+  const canvas = cfg.locator('canvas').first();
+  await page.waitForFunction(() => Number(document.querySelector('.bolt-cfg canvas')?.dataset.paints) > 0);
+  // Fitted: every block is drawn.
+  assert.equal(Number(await canvas.getAttribute('data-blocks-drawn')), printed.length);
+
+  // Keys: the entry, then along its hottest edge; the details show BOLT's count.
+  await cfg.locator('.cfg-canvas').focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => document.querySelector('.bolt-cfg').dataset.selected === '0');
+  const hottest = printed[0].succ.reduce((a, b) => (b.count > a.count ? b : a));
+  const next = printed.findIndex((b) => b.label === hottest.label);
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction((n) => document.querySelector('.bolt-cfg').dataset.selected === String(n), next);
+  const detail = cfg.locator('.cfg-detail');
+  assert.match(await detail.locator('tr', { hasText: 'Count' }).first().innerText(), new RegExp(`\\b${printed[next].exec}\\b`));
+
+  // main's call to hot_loop is a link to it; Backspace comes back.
+  await page.getByRole('tab', { name: 'Functions' }).click();
+  await rows(page).filter({ hasText: /^main/ }).first().click();
+  await cfg.locator('.cfg-name', { hasText: 'main' }).waitFor({ timeout: 15000 });
+  await cfg.locator('.cfg-search').fill('hot_loop');
+  await detail.getByRole('button', { name: 'hot_loop' }).click();
+  await cfg.locator('.cfg-name', { hasText: 'hot_loop' }).waitFor({ timeout: 15000 });
+  await cfg.locator('.cfg-canvas').focus();
+  await page.keyboard.press('Backspace');
+  await cfg.locator('.cfg-name', { hasText: 'main' }).waitFor({ timeout: 15000 });
+  assert.match(await cfg.locator('.cfg-flow').innerText(), /flow gap 0\.00% weighted, 0\.00% worst · 0 flagged/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

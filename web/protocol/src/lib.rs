@@ -72,6 +72,9 @@ pub enum Request {
     Search { samples: SampleFilter, pattern: String },
     /// An event's weight over time in `bins` buckets.
     Timeline { event: u32, bins: u32 },
+    /// One function of the BOLT function table (by row id; `None`: the hottest) as
+    /// a laid-out control-flow graph.
+    BoltCfg { function: Option<u32> },
     /// Forget the document.
     Close,
 }
@@ -140,6 +143,7 @@ pub enum Reply {
         found: Found,
     },
     Timeline(Timeline),
+    BoltCfg(Box<CfgGraph>),
     /// The request (or, with no `req`, the open) failed.
     Failed(Failure),
 }
@@ -192,11 +196,13 @@ pub enum View {
     MemProf,
     /// The functions of a BOLT profile (fdata, pre-aggregated, YAML).
     BoltFunctions,
+    /// One function of a BOLT profile as a control-flow graph.
+    BoltCfg,
 }
 
 impl View {
-    pub const ALL: [View; 6] =
-        [View::Dump, View::Flame, View::Functions, View::Summary, View::MemProf, View::BoltFunctions];
+    pub const ALL: [View; 7] =
+        [View::Dump, View::Flame, View::Functions, View::Summary, View::MemProf, View::BoltFunctions, View::BoltCfg];
 }
 
 /// A decoded file, as the page first sees it.
@@ -501,4 +507,103 @@ pub struct Timeline {
     pub start: u64,
     pub end: u64,
     pub bins: Vec<u64>,
+}
+
+// ---------------------------------------------------------------------------------
+// BOLT control-flow graphs.
+
+/// How the worker sizes a block's text and the page draws it: a monospace font's
+/// advance, a line's height and the padding around the lines, in CSS pixels.
+pub const CFG_CHAR_PX: f64 = 7.2;
+pub const CFG_LINE_PX: f64 = 16.0;
+pub const CFG_PAD_PX: f64 = 6.0;
+/// A block whose flow conservation gap is at least this is flagged.
+pub const CFG_FLAG_GAP: f64 = 0.2;
+
+/// One function's control-flow graph, laid out by the worker (layout units are CSS
+/// pixels at zoom 1; blocks top to bottom in layers).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CfgGraph {
+    /// The function's row id in the BOLT function table.
+    pub function: u32,
+    pub name: String,
+    pub demangled: Option<String>,
+    pub exec_count: u64,
+    pub blocks: Vec<CfgBlock>,
+    pub edges: Vec<CfgEdge>,
+    pub width: f64,
+    pub height: f64,
+    pub layers: u32,
+    pub crossings: u64,
+    /// Milliseconds the worker spent in the layout.
+    pub layout_ms: f64,
+    /// The hottest edge count (the colour scale's top).
+    pub max_count: u64,
+    pub flow: FlowScore,
+    /// Branches of the profile that fit no edge of the graph.
+    pub unmatched: u64,
+}
+
+/// How well the counts conserve flow, as llvm-bolt's profile quality stats measure
+/// it (`ProfileQualityStats.cpp`): per block, gap = 1 − min(in, out) / max(in, out).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlowScore {
+    /// The gaps' mean weighted by log(count × instructions).
+    pub weighted_gap: f64,
+    /// The largest gap of a block counted more than 500 times.
+    pub worst_gap: f64,
+    pub worst_block: Option<u32>,
+    /// Blocks whose gap passes the flagging threshold.
+    pub flagged: u32,
+}
+
+/// One basic block and where it is drawn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CfgBlock {
+    /// The block's index in the profile (YAML `bid`, else input order).
+    pub index: u32,
+    /// Offset in the input function, when known.
+    pub offset: Option<u64>,
+    pub exec_count: u64,
+    pub instructions: Option<u32>,
+    /// Entered from outside the function (entry point, landing pad).
+    pub entry: bool,
+    pub inflow: u64,
+    pub outflow: u64,
+    /// The block's flow conservation gap, when llvm-bolt's stats consider it.
+    pub gap: Option<f64>,
+    pub flagged: bool,
+    /// The text drawn in the block: a header line, then one line per call (in
+    /// `calls` order; a last line may say how many more there are).
+    pub lines: Vec<String>,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+    pub calls: Vec<CfgCall>,
+}
+
+/// A call out of a block.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CfgCall {
+    pub callee: String,
+    pub demangled: Option<String>,
+    pub count: u64,
+    pub mispredicted: u64,
+    /// The callee's row in the function table, when the profile has it.
+    pub function: Option<u32>,
+}
+
+/// An edge and its route (`points`: x, y pairs from the source to the target).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CfgEdge {
+    pub from: u32,
+    pub to: u32,
+    /// None: the profile says nothing of this edge.
+    pub count: Option<u64>,
+    pub mispredicted: u64,
+    pub inferred: bool,
+    /// A back edge of a loop (drawn upwards).
+    pub back: bool,
+    pub points: Vec<f64>,
 }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, View};
 
-use crate::views::{bolt_functions, dump, flame, functions, memprof, stack_functions, summary, table};
+use crate::views::{bolt_cfg, bolt_functions, dump, flame, functions, memprof, stack_functions, summary, table};
 
 pub mod outbox;
 
@@ -65,7 +65,7 @@ impl Kind for FileSummary {
 }
 
 /// One open file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Doc {
     pub id: DocId,
     pub name: String,
@@ -92,6 +92,7 @@ pub struct Doc {
     pub stacks: flame::Stacks,
     pub stack_functions: stack_functions::StackFunctions,
     pub bolt_functions: bolt_functions::BoltFunctions,
+    pub bolt_cfg: bolt_cfg::BoltCfg,
 }
 
 impl Doc {
@@ -115,6 +116,7 @@ impl Doc {
             stacks: flame::Stacks::default(),
             stack_functions: stack_functions::StackFunctions::default(),
             bolt_functions: bolt_functions::BoltFunctions::default(),
+            bolt_cfg: bolt_cfg::BoltCfg::default(),
         }
     }
 
@@ -146,6 +148,7 @@ impl Doc {
             View::Summary => self.profile_summary.enter(id, out),
             View::MemProf => self.memprof.enter(id, out),
             View::BoltFunctions => self.bolt_functions.enter(id, out),
+            View::BoltCfg => self.bolt_cfg.enter(id, out),
             View::Dump | View::Flame => {}
         }
     }
@@ -191,6 +194,7 @@ pub enum Action {
     Flame(flame::Msg),
     StackFunctions(table::Msg),
     BoltFunctions(table::Msg),
+    BoltCfg(bolt_cfg::Msg),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -283,7 +287,19 @@ impl State {
             Action::Dump(msg) => self.with_current(|doc, out| doc.dump.update(msg, doc.id, out)),
             Action::Functions(msg) => self.with_current(|doc, out| doc.functions.update(msg, doc.id, out)),
             Action::MemProf(msg) => self.with_current(|doc, out| doc.memprof.update(msg, doc.id, out)),
-            Action::BoltFunctions(msg) => self.with_current(|doc, out| doc.bolt_functions.update(msg, doc.id, out)),
+            Action::BoltFunctions(msg) => self.with_current(|doc, out| {
+                let (changed, selected) = doc.bolt_functions.update(msg, doc.id, out);
+                // A row opens its function's graph, when the profile has graphs.
+                match selected {
+                    Some(row) if doc.offers(View::BoltCfg) => {
+                        doc.bolt_cfg.open(row, doc.id, out);
+                        doc.tab = View::BoltCfg;
+                        true
+                    }
+                    _ => changed,
+                }
+            }),
+            Action::BoltCfg(msg) => self.with_current(|doc, out| doc.bolt_cfg.update(msg, doc.id, out)),
             Action::StackFunctions(msg) => {
                 self.with_current(|doc, out| doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out))
             }
@@ -350,6 +366,9 @@ impl State {
                     d.memprof.table.failed(req);
                     d.stack_functions.table.failed(req);
                     d.bolt_functions.table.failed(req);
+                    if d.bolt_cfg.failed(req, &failure.message) {
+                        return true;
+                    }
                     d.dump.failed(req);
                     d.notice = Some(failure.message);
                     true
@@ -389,6 +408,7 @@ impl State {
                 pgolens_protocol::TableId::StackFunctions => d.stack_functions.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::BoltFunctions => d.bolt_functions.on_reply(Reply::Table(page)),
             }),
+            Reply::BoltCfg(graph) => self.with_doc(doc, |d, _| d.bolt_cfg.loaded(req, *graph)),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
             reply @ Reply::Function(_) => self.with_doc(doc, |d, _| d.functions.on_reply(reply)),
             reply @ Reply::MemProfSite(_) => self.with_doc(doc, |d, _| d.memprof.on_reply(reply)),

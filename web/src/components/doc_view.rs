@@ -10,6 +10,7 @@ use super::status::percent;
 use super::tabs::Tabs;
 use crate::app::{Action, Doc, Kind, Phase};
 use crate::views;
+use crate::views::bolt_cfg::bolt_cfg_view::BoltCfgView;
 use crate::views::bolt_functions::bolt_functions_view::BoltFunctionsView;
 use crate::views::dump::dump_view::DumpView;
 use crate::views::flame::flame_graph::FlameGraph;
@@ -70,6 +71,7 @@ pub fn DocView(props: &Props) -> Html {
                 View::Summary => html! { <SummaryView summary={doc.profile_summary.data.clone()} /> },
                 View::MemProf => html! { <MemProfView doc={doc.clone()} dispatch={d} /> },
                 View::BoltFunctions => html! { <BoltFunctionsView doc={doc.clone()} dispatch={d} /> },
+                View::BoltCfg => html! { <BoltCfgView doc={doc.clone()} dispatch={d} /> },
             };
             html! {
                 <>

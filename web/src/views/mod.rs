@@ -4,6 +4,7 @@
 
 use pgolens_protocol::View;
 
+pub mod bolt_cfg;
 pub mod bolt_functions;
 pub mod dump;
 pub mod flame;
@@ -22,6 +23,7 @@ pub fn title(view: View) -> &'static str {
         View::Summary => "Summary",
         View::MemProf => "MemProf",
         View::BoltFunctions => "Functions",
+        View::BoltCfg => "CFG",
     }
 }
 
@@ -34,5 +36,6 @@ pub fn id(view: View) -> &'static str {
         View::Summary => "summary",
         View::MemProf => "memprof",
         View::BoltFunctions => "bolt-functions",
+        View::BoltCfg => "bolt-cfg",
     }
 }

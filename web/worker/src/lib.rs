@@ -102,6 +102,12 @@ impl Sessions {
                 Reply::Search { samples, pattern, found }
             }
             Request::Timeline { event, bins } => Reply::Timeline(s.timeline(event, bins)?),
+            Request::BoltCfg { function } => {
+                let start = now_ms();
+                let mut graph = s.bolt_cfg(function)?;
+                graph.layout_ms = now_ms() - start;
+                Reply::BoltCfg(alloc::boxed::Box::new(graph))
+            }
             Request::Correlate { .. } | Request::Symbolize { .. } | Request::Close => {
                 return Err(Failure::new("request handled above"));
             }
@@ -262,4 +268,19 @@ mod wasm {
     fn offset(n: f64) -> u64 {
         n as u64
     }
+}
+
+/// The worker's clock in milliseconds (`performance.now()`); 0 natively, where
+/// the benches time things themselves.
+fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok();
+        let now = performance.as_ref().and_then(|p| js_sys::Reflect::get(p, &"now".into()).ok());
+        let now = now.and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok());
+        if let (Some(now), Some(performance)) = (now, performance) {
+            return now.call0(&performance).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+        }
+    }
+    0.0
 }

@@ -30,9 +30,9 @@ use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{
-    Cell, CutoffEntry, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace, Found, FrameNames, Location,
-    MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo, TableId, TablePage, TableQuery,
-    Timeline, View,
+    Cell, CfgGraph, CutoffEntry, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace, Found, FrameNames,
+    Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo, TableId, TablePage,
+    TableQuery, Timeline, View,
 };
 
 pub use pgolens_protocol::Failure;
@@ -178,10 +178,13 @@ impl Views {
 }
 
 /// The views a decoded document offers, in tab order, and the one it opens on.
-fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: bool) -> (Vec<View>, View) {
+fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView>) -> (Vec<View>, View) {
     let mut views = alloc::vec![View::Dump];
-    if bolt {
+    if let Some(bolt) = bolt {
         views.push(View::BoltFunctions);
+        if bolt.has_graphs() {
+            views.push(View::BoltCfg);
+        }
     }
     if stacks {
         views.extend([View::Flame, View::Functions]);
@@ -195,7 +198,7 @@ fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: bool) -> (Vec<Vi
     // The most useful view first: the flame graph of a recording, the functions of a profile.
     let open_on = if stacks {
         View::Flame
-    } else if bolt {
+    } else if bolt.is_some() {
         View::BoltFunctions
     } else if instrprof {
         View::Functions
@@ -295,7 +298,7 @@ impl Session {
             _ => (None, None),
         };
         let views_error = views_error.or(bolt_error);
-        let (offered, open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some(), bolt.is_some());
+        let (offered, open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some(), bolt.as_ref());
         let summary = FileSummary {
             name: self.name.clone(),
             format: detection.format.id().to_string(),
@@ -320,7 +323,7 @@ impl Session {
         let stacks = StacksView::new(synthetic::parse(&data).map_err(fail)?);
         let size = data.len() as u64;
         let root = Node::new("pgolens-stacks (synthetic call stacks)", 0, size);
-        let (views, open_on) = views_of(false, false, true, false);
+        let (views, open_on) = views_of(false, false, true, None);
         let summary = FileSummary {
             name: self.name.clone(),
             format: String::from("pgolens-stacks"),
@@ -433,7 +436,7 @@ impl Session {
             return Err(fail("only a correlated raw profile is decoded with a binary"));
         }
         decoded.views = Some(Views::instrprof(&decoded.data, Some(&elf.data))?);
-        Ok(views_of(true, decoded.memprof.is_some(), false, false).0)
+        Ok(views_of(true, decoded.memprof.is_some(), false, None).0)
     }
 
     fn views(&mut self) -> Result<&mut Views, Failure> {
@@ -453,6 +456,12 @@ impl Session {
                 bolt.table(tables::resolved(query), start, count)
             }
         }
+    }
+
+    /// One function of a BOLT profile as a laid-out control-flow graph.
+    pub fn bolt_cfg(&mut self, function: Option<u32>) -> Result<CfgGraph, Failure> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function)
     }
 
     /// The profile summary and, for context-sensitive profiles, the CS records' one.
@@ -718,6 +727,7 @@ fn not_decoded() -> Failure {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
+    use pgolens_protocol::CfgCall;
 
     fn session(name: &str, bytes: &[u8]) -> Session {
         let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
@@ -943,6 +953,49 @@ mod tests {
         assert_eq!(row("classify")[1], Cell::Count(13_334_000));
         assert_eq!(row("classify")[2], Cell::Count(9));
         assert_eq!(row("hot_loop")[1], Cell::Count(2000));
+    }
+
+    #[test]
+    fn bolt_yaml_graphs_are_laid_out() {
+        let mut s = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
+        let opened = s.finish().unwrap();
+        assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltCfg]);
+        // No function asked for: the hottest, classify (13,334,000 runs in llvm-bolt's
+        // --print-cfg with the fdata this YAML was written from), its 9 blocks.
+        let graph = s.bolt_cfg(None).unwrap();
+        assert_eq!((graph.name.as_str(), graph.exec_count, graph.blocks.len()), ("classify", 13_334_000, 9));
+        assert_eq!(graph.blocks[0].exec_count, 13_334_000);
+        assert!(graph.blocks[0].entry && graph.blocks[0].lines[0].starts_with("#0"));
+        // An instrumentation profile conserves flow.
+        assert_eq!((graph.flow.weighted_gap, graph.flow.flagged), (0.0, 0));
+        for b in &graph.blocks {
+            assert!(b.x >= 0.0 && b.y >= 0.0 && b.x + b.w <= graph.width + 0.5 && b.y + b.h <= graph.height + 0.5);
+        }
+        for e in &graph.edges {
+            assert!(e.points.len() >= 4 && e.points.len() % 2 == 0, "{e:?}");
+        }
+        // main's calls link to their callees' rows.
+        let main = s.table(&query(TableId::BoltFunctions, "exec", true, "main"), 0, 10).unwrap();
+        let main_id = main.rows.iter().find(|r| name_of(&r.cells[0]) == "main").unwrap().id;
+        let graph = s.bolt_cfg(Some(main_id)).unwrap();
+        let calls: Vec<&CfgCall> = graph.blocks.iter().flat_map(|b| &b.calls).collect();
+        let hot_loop = calls.iter().find(|c| c.callee == "hot_loop").unwrap();
+        let page = s.table(&query(TableId::BoltFunctions, "exec", true, "hot_loop"), 0, 10).unwrap();
+        assert_eq!(hot_loop.function, Some(page.rows[0].id));
+        assert_eq!(hot_loop.count, 2000);
+    }
+
+    #[test]
+    fn the_big_function_is_laid_out_whole() {
+        let mut s = session("big.instr.yaml", &corpus("bolt-perf/bigcfg/big.instr.yaml"));
+        s.finish().unwrap();
+        let page = s.table(&query(TableId::BoltFunctions, "blocks", true, ""), 0, 1).unwrap();
+        let graph = s.bolt_cfg(Some(page.rows[0].id)).unwrap();
+        // BOLT's graph of it has 2,015 blocks and 3,821 edges; its YAML lists the
+        // successors of 3,693 of them (the others are only in the binary).
+        assert_eq!((graph.blocks.len(), graph.edges.len()), (2015, 3693));
+        assert!(graph.layers > 10 && graph.edges.iter().any(|e| e.back));
+        assert!(graph.edges.iter().all(|e| e.points.len() >= 4));
     }
 
     #[test]

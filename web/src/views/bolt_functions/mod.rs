@@ -21,8 +21,9 @@ impl Default for BoltFunctions {
 }
 
 impl BoltFunctions {
-    pub fn update(&mut self, msg: table::Msg, doc: DocId, out: &mut Outbox) -> bool {
-        self.table.update(msg, doc, out).0
+    /// Applies `msg`; returns whether anything changed and the row clicked, if any.
+    pub fn update(&mut self, msg: table::Msg, doc: DocId, out: &mut Outbox) -> (bool, Option<u32>) {
+        self.table.update(msg, doc, out)
     }
 
     pub fn enter(&mut self, doc: DocId, out: &mut Outbox) {

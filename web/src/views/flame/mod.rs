@@ -14,7 +14,7 @@ use pgolens_protocol::{DocId, FlameLayout, Reply, Request, SampleFilter, StacksI
 use crate::app::outbox::Outbox;
 
 #[cfg(target_arch = "wasm32")]
-mod flame_canvas;
+pub mod flame_canvas;
 #[cfg(target_arch = "wasm32")]
 pub mod flame_graph;
 #[cfg(target_arch = "wasm32")]
