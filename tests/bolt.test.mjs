@@ -117,7 +117,9 @@ function printedBlocks(text, name) {
   const blocks = [];
   for (const line of body.split('\n')) {
     let m;
-    if ((m = /^(\.\S+) \(\d+ instructions, align : /.exec(line))) blocks.push({ label: m[1], exec: 0, succ: [] });
+    if ((m = /^(\.\S+) \(\d+ instructions, align : /.exec(line))) blocks.push({ label: m[1], insns: 0, exec: 0, succ: [] });
+    // Instructions, CFI pseudo-instructions left out.
+    else if (blocks.length && /^    [0-9a-f]{8}: \t(?!!CFI)/.test(line)) blocks.at(-1).insns += 1;
     else if (blocks.length && (m = /^  Exec Count : (\d+)/.exec(line))) blocks.at(-1).exec = Number(m[1]);
     else if (blocks.length && line.startsWith('  Successors: ')) {
       for (const s of line.matchAll(/(\.\S+) \(mispreds: \d+, count: (\d+)\)/g)) {
@@ -173,6 +175,57 @@ test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the h
   await page.keyboard.press('Backspace');
   await cfg.locator('.cfg-name', { hasText: 'main' }).waitFor({ timeout: 15000 });
   assert.match(await cfg.locator('.cfg-flow').innerText(), /flow gap 0\.00% weighted, 0\.00% worst · 0 flagged/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an fdata dropped with its binary gets graphs, each block with its instructions as llvm-bolt prints them', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const files = [FDATA, 'bolt-perf/cprog/cprog'];
+  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+  await page.getByRole('tab', { name: 'CFG' }).waitFor({ timeout: 15000 });
+  await rows(page).filter({ hasText: /^hot_loop/ }).first().click();
+  const cfg = page.locator('.bolt-cfg');
+  await cfg.locator('.cfg-name', { hasText: 'hot_loop' }).waitFor({ timeout: 15000 });
+  await cfg.locator('.cfg-binary', { hasText: 'code from cprog' }).waitFor();
+  const text = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.cfg.txt'), 'utf8');
+  const printed = printedBlocks(text, 'hot_loop');
+  assert.equal(Number(await cfg.getAttribute('data-blocks')), printed.length);
+  await cfg.locator('.cfg-canvas').focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => document.querySelector('.bolt-cfg').dataset.selected === '0');
+  // The entry block's instructions, as many as BOLT prints, the first one BOLT's.
+  const code = cfg.locator('.cfg-detail .cfg-code tr');
+  assert.equal(await code.count(), printed[0].insns);
+  assert.match(await code.first().innerText(), /^0\s+pushq\s+%rbp/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an fdata profile\'s branch and memory lines are tables, largest count first', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const file = 'bolt-perf/cprog/cprog.brstack-mem.fdata';
+  const text = await readFile(path.join(corpus, file), 'utf8');
+  await dropFiles(page, [{ name: path.basename(file), bytes: Buffer.from(text) }]);
+  await page.locator('[role=status]').filter({ hasText: 'bolt-fdata' }).waitFor({ timeout: 15000 });
+  for (const [tab, kinds] of [['Branches', '012'], ['Memory', '345']]) {
+    await page.getByRole('tab', { name: tab }).click();
+    const lines = text.split('\n').filter((l) => l.length > 2 && kinds.includes(l[0]) && l[1] === ' ');
+    const top = lines.map((l) => Number(l.split(' ').at(-1))).sort((a, b) => b - a)[0];
+    const first = page.locator('.bolt-records .fn-body [role=row][data-id]').first();
+    await first.waitFor();
+    const count = await first.locator('[data-column=count]').innerText();
+    assert.equal(Number(/^[\d,]+/.exec(count.trim())[0].replace(/,/g, '')), top, `${tab}: ${count}`);
+    assert.match(await page.locator('.bolt-records').innerText(), new RegExp(`${lines.length} ${tab.toLowerCase() === 'branches' ? 'branch' : 'memory'} lines`));
+  }
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -289,6 +289,27 @@ pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -
     Some(out)
 }
 
+/// The binary's function named `name` (unescaped, BOLT's `/N` suffix of a local
+/// function included).
+pub fn binary_function(binary: &Binary<'_>, name: &str) -> Option<usize> {
+    binary.functions.iter().position(|f| f.name == name)
+}
+
+/// Puts a YAML graph's blocks on the binary's function `function`, block by block
+/// in order, as llvm-bolt's YAML reader matches a profile to a function whose
+/// block count agrees (it also compares the function's hash, which this model
+/// does not compute). Returns whether they matched; the blocks then have offsets.
+pub fn place_on_binary(cfg: &mut Cfg, binary: &Binary<'_>, function: usize) -> bool {
+    let Some(graph) = binary.functions.get(function).and_then(|f| cfg::build(binary, f)) else { return false };
+    if graph.blocks.len() != cfg.blocks.len() {
+        return false;
+    }
+    for (b, g) in cfg.blocks.iter_mut().zip(&graph.blocks) {
+        b.offset = Some(g.start);
+    }
+    true
+}
+
 /// llvm-bolt's `recordBranch`: the branch from the block holding `from` to the block
 /// starting at `to` (or past the nops there); a branch that lands on a block
 /// reached through its fall-through block's only edge counts on both edges.

@@ -9,6 +9,8 @@
 pub mod bolt;
 pub mod demangle;
 pub mod detail;
+pub mod disasm;
+pub mod fdata_records;
 pub mod functions;
 pub mod instrprof;
 pub mod memprof;

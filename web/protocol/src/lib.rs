@@ -198,11 +198,24 @@ pub enum View {
     BoltFunctions,
     /// One function of a BOLT profile as a control-flow graph.
     BoltCfg,
+    /// An fdata profile's branch lines.
+    BoltBranches,
+    /// An fdata profile's memory lines.
+    BoltMemory,
 }
 
 impl View {
-    pub const ALL: [View; 7] =
-        [View::Dump, View::Flame, View::Functions, View::Summary, View::MemProf, View::BoltFunctions, View::BoltCfg];
+    pub const ALL: [View; 9] = [
+        View::Dump,
+        View::Flame,
+        View::Functions,
+        View::Summary,
+        View::MemProf,
+        View::BoltFunctions,
+        View::BoltCfg,
+        View::BoltBranches,
+        View::BoltMemory,
+    ];
 }
 
 /// A decoded file, as the page first sees it.
@@ -264,6 +277,10 @@ pub enum TableId {
     MemProf,
     /// Functions of a BOLT profile.
     BoltFunctions,
+    /// An fdata profile's branch lines.
+    BoltBranches,
+    /// An fdata profile's memory lines.
+    BoltMemory,
 }
 
 /// A sort order, a name filter and (for stack tables) the samples aggregated: what
@@ -519,6 +536,10 @@ pub const CFG_LINE_PX: f64 = 16.0;
 pub const CFG_PAD_PX: f64 = 6.0;
 /// A block whose flow conservation gap is at least this is flagged.
 pub const CFG_FLAG_GAP: f64 = 0.2;
+/// Calls listed in a block's text (its lines 1..); more are summed up in one line.
+pub const CFG_CALL_LINES: usize = 6;
+/// Instructions listed in a block's text; the details list them all.
+pub const CFG_CODE_LINES: usize = 24;
 
 /// One function's control-flow graph, laid out by the worker (layout units are CSS
 /// pixels at zoom 1; blocks top to bottom in layers).
@@ -542,6 +563,10 @@ pub struct CfgGraph {
     pub flow: FlowScore,
     /// Branches of the profile that fit no edge of the graph.
     pub unmatched: u64,
+    /// The binary the blocks' instructions come from, when one is attached.
+    pub binary: Option<String>,
+    /// Why the blocks have no instructions (no binary, or it does not match).
+    pub code_note: Option<String>,
 }
 
 /// How well the counts conserve flow, as llvm-bolt's profile quality stats measure
@@ -573,14 +598,26 @@ pub struct CfgBlock {
     /// The block's flow conservation gap, when llvm-bolt's stats consider it.
     pub gap: Option<f64>,
     pub flagged: bool,
-    /// The text drawn in the block: a header line, then one line per call (in
-    /// `calls` order; a last line may say how many more there are).
+    /// The text drawn in the block: a header line, one line per call (in `calls`
+    /// order, at most [`CFG_CALL_LINES`], then a line saying how many more), then
+    /// its first [`CFG_CODE_LINES`] instructions.
     pub lines: Vec<String>,
+    /// The block's instructions, when the binary is known.
+    pub code: Vec<CfgInsn>,
     pub x: f64,
     pub y: f64,
     pub w: f64,
     pub h: f64,
     pub calls: Vec<CfgCall>,
+}
+
+/// One instruction of a block: its offset in the function, its text (AT&T), and
+/// what the profile counts there (a call's count, a branch's taken edges).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CfgInsn {
+    pub offset: u64,
+    pub text: String,
+    pub note: Option<String>,
 }
 
 /// A call out of a block.

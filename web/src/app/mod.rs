@@ -11,9 +11,11 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, View};
+use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, TableId, View};
 
-use crate::views::{bolt_cfg, bolt_functions, dump, flame, functions, memprof, stack_functions, summary, table};
+use crate::views::{
+    bolt_cfg, bolt_functions, bolt_records, dump, flame, functions, memprof, stack_functions, summary, table,
+};
 
 pub mod outbox;
 
@@ -44,6 +46,8 @@ pub trait Kind {
     /// A binary or kallsyms file: what names the frames of a perf.data.
     fn names_frames(&self) -> bool;
     fn is_perf(&self) -> bool;
+    /// A BOLT profile: its binary gives it graphs (fdata) and instructions.
+    fn is_bolt(&self) -> bool;
 }
 
 impl Kind for FileSummary {
@@ -61,6 +65,10 @@ impl Kind for FileSummary {
 
     fn is_perf(&self) -> bool {
         self.format == "perf.data" || self.format == "perf.data-pipe"
+    }
+
+    fn is_bolt(&self) -> bool {
+        self.format == "bolt-fdata" || self.format == "bolt-yaml"
     }
 }
 
@@ -93,6 +101,7 @@ pub struct Doc {
     pub stack_functions: stack_functions::StackFunctions,
     pub bolt_functions: bolt_functions::BoltFunctions,
     pub bolt_cfg: bolt_cfg::BoltCfg,
+    pub bolt_records: bolt_records::BoltRecords,
 }
 
 impl Doc {
@@ -117,6 +126,7 @@ impl Doc {
             stack_functions: stack_functions::StackFunctions::default(),
             bolt_functions: bolt_functions::BoltFunctions::default(),
             bolt_cfg: bolt_cfg::BoltCfg::default(),
+            bolt_records: bolt_records::BoltRecords::default(),
         }
     }
 
@@ -149,6 +159,8 @@ impl Doc {
             View::MemProf => self.memprof.enter(id, out),
             View::BoltFunctions => self.bolt_functions.enter(id, out),
             View::BoltCfg => self.bolt_cfg.enter(id, out),
+            View::BoltBranches => self.bolt_records.enter(TableId::BoltBranches, id, out),
+            View::BoltMemory => self.bolt_records.enter(TableId::BoltMemory, id, out),
             View::Dump | View::Flame => {}
         }
     }
@@ -195,6 +207,8 @@ pub enum Action {
     StackFunctions(table::Msg),
     BoltFunctions(table::Msg),
     BoltCfg(bolt_cfg::Msg),
+    /// A message to one of an fdata profile's record tables.
+    BoltRecords(TableId, table::Msg),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -300,6 +314,9 @@ impl State {
                 }
             }),
             Action::BoltCfg(msg) => self.with_current(|doc, out| doc.bolt_cfg.update(msg, doc.id, out)),
+            Action::BoltRecords(table, msg) => {
+                self.with_current(|doc, out| doc.bolt_records.update(table, msg, doc.id, out))
+            }
             Action::StackFunctions(msg) => {
                 self.with_current(|doc, out| doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out))
             }
@@ -366,6 +383,7 @@ impl State {
                     d.memprof.table.failed(req);
                     d.stack_functions.table.failed(req);
                     d.bolt_functions.table.failed(req);
+                    d.bolt_records.failed(req);
                     if d.bolt_cfg.failed(req, &failure.message) {
                         return true;
                     }
@@ -380,6 +398,8 @@ impl State {
                 summary.views_error = None;
                 d.correlated_with = Some(binary_name);
                 d.notice = None;
+                // A BOLT profile's graph is asked again, with its code.
+                d.bolt_cfg.reload();
                 d.enter_tab(out);
                 true
             }),
@@ -407,6 +427,7 @@ impl State {
                 pgolens_protocol::TableId::MemProf => d.memprof.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::StackFunctions => d.stack_functions.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::BoltFunctions => d.bolt_functions.on_reply(Reply::Table(page)),
+                TableId::BoltBranches | TableId::BoltMemory => d.bolt_records.on_reply(Reply::Table(page)),
             }),
             Reply::BoltCfg(graph) => self.with_doc(doc, |d, _| d.bolt_cfg.loaded(req, *graph)),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
@@ -427,7 +448,8 @@ impl State {
         let Some(doc) = self.doc(id) else { return };
         let names_frames = doc.summary.as_ref().is_some_and(Kind::names_frames);
         let back = doc.added_over.filter(|_| names_frames && self.current == Some(id)).filter(|&over| {
-            self.doc(over).is_some_and(|o| o.has_stacks() || o.summary.as_ref().is_some_and(Kind::needs_binary))
+            self.doc(over)
+                .is_some_and(|o| o.has_stacks() || o.summary.as_ref().is_some_and(|s| s.needs_binary() || s.is_bolt()))
         });
         match back {
             Some(over) => self.current = Some(over),
@@ -446,7 +468,9 @@ impl State {
     }
 
     /// Offers the newest open ELF to every correlated raw profile waiting for its
-    /// binary that has not tried it yet; the worker decodes the profile with it.
+    /// binary, and every BOLT profile without one, that has not tried it yet: the
+    /// worker decodes the raw profile with it, or reads the BOLT profile's code
+    /// from it if most of the profile's counts are in its functions.
     fn offer_binary(&mut self) {
         self.offer_symbols();
         let ready = |d: &&Rc<Doc>| d.phase == Phase::Ready;
@@ -459,7 +483,10 @@ impl State {
             .docs
             .iter()
             .filter(ready)
-            .filter(|d| d.summary.as_ref().is_some_and(Kind::needs_binary) && d.binary_tried != Some(binary))
+            .filter(|d| {
+                d.summary.as_ref().is_some_and(|s| s.needs_binary() || (s.is_bolt() && d.correlated_with.is_none()))
+                    && d.binary_tried != Some(binary)
+            })
             .map(|d| d.id)
             .collect();
         for doc in waiting {

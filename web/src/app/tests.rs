@@ -352,7 +352,7 @@ fn a_correlated_raw_profile_is_offered_the_elf_dropped_with_or_after_it() {
     assert_eq!((e.doc, e.request), (1, Request::Correlate { binary: 2 }));
     // Offered once: another file opening asks nothing more.
     s.update(Action::Add { id: 3, name: "x".into(), size: 1, demo: false, select: false });
-    open(&mut s, 3, summary("bolt-fdata", &[View::Dump], View::Dump), info("r", 0, 1, false), vec![]);
+    open(&mut s, 3, summary("instrprof-indexed", &[View::Dump], View::Dump), info("r", 0, 1, false), vec![]);
     assert_eq!(s.outbox.queue.iter().filter(|e| matches!(e.request, Request::Correlate { .. })).count(), 1);
     assert!(s.update(worker(
         1,
@@ -510,4 +510,34 @@ fn a_binary_dropped_for_a_recording_keeps_the_recording_on_screen_and_names_its_
     s.update(Action::Add { id: 4, name: "x.fdata".into(), size: 1, demo: false, select: true });
     open(&mut s, 4, summary("bolt-fdata", &[View::Dump], View::Dump), info("r", 0, 1, false), vec![]);
     assert_eq!(s.current, Some(4));
+}
+
+#[test]
+fn a_bolt_profile_is_offered_the_elf_and_its_graph_is_asked_again_with_the_code() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p.fdata".into(), size: 100, demo: false, select: true });
+    let fdata = summary("bolt-fdata", &[View::Dump, View::BoltFunctions], View::BoltFunctions);
+    open(&mut s, 1, fdata, info("file", 0, 100, false), vec![]);
+    s.update(Action::Add { id: 2, name: "p".into(), size: 100, demo: false, select: true });
+    open(&mut s, 2, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
+    // The profile is offered the binary, and keeps the screen.
+    let e = s.outbox.queue.iter().find(|e| matches!(e.request, Request::Correlate { .. })).unwrap().clone();
+    assert_eq!((e.doc, e.request), (1, Request::Correlate { binary: 2 }));
+    assert_eq!(s.current, Some(1));
+    let views = vec![View::Dump, View::BoltFunctions, View::BoltCfg];
+    s.update(worker(1, Some(e.req), Reply::Correlated { binary: 2, binary_name: "p".into(), views: views.clone() }));
+    assert_eq!(s.current_doc().unwrap().tabs(), views);
+    // A row opens its graph; the worker's graph is shown.
+    assert!(s.update(Action::BoltFunctions(TableMsg::Select(4))));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.tab, View::BoltCfg);
+    assert_eq!(last(&s).request, Request::BoltCfg { function: Some(4) });
+    let req = last(&s).req;
+    let graph = pgolens_protocol::CfgGraph { function: 4, name: "f".into(), ..Default::default() };
+    assert!(s.update(worker(1, Some(req), Reply::BoltCfg(Box::new(graph)))));
+    assert_eq!(s.current_doc().unwrap().bolt_cfg.graph.as_ref().unwrap().name, "f");
+    // A second ELF is not offered: the profile has its binary.
+    s.update(Action::Add { id: 3, name: "q".into(), size: 100, demo: false, select: false });
+    open(&mut s, 3, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
+    assert_eq!(s.outbox.queue.iter().filter(|e| matches!(e.request, Request::Correlate { .. })).count(), 1);
 }

@@ -12,6 +12,7 @@ use crate::app::{Action, Doc, Kind, Phase};
 use crate::views;
 use crate::views::bolt_cfg::bolt_cfg_view::BoltCfgView;
 use crate::views::bolt_functions::bolt_functions_view::BoltFunctionsView;
+use crate::views::bolt_records::bolt_records_view::BoltRecordsView;
 use crate::views::dump::dump_view::DumpView;
 use crate::views::flame::flame_graph::FlameGraph;
 use crate::views::functions::functions_view::FunctionsView;
@@ -72,6 +73,12 @@ pub fn DocView(props: &Props) -> Html {
                 View::MemProf => html! { <MemProfView doc={doc.clone()} dispatch={d} /> },
                 View::BoltFunctions => html! { <BoltFunctionsView doc={doc.clone()} dispatch={d} /> },
                 View::BoltCfg => html! { <BoltCfgView doc={doc.clone()} dispatch={d} /> },
+                View::BoltBranches => {
+                    html! { <BoltRecordsView doc={doc.clone()} dispatch={d} table={pgolens_protocol::TableId::BoltBranches} /> }
+                }
+                View::BoltMemory => {
+                    html! { <BoltRecordsView doc={doc.clone()} dispatch={d} table={pgolens_protocol::TableId::BoltMemory} /> }
+                }
             };
             html! {
                 <>

@@ -6,6 +6,7 @@ use pgolens_protocol::View;
 
 pub mod bolt_cfg;
 pub mod bolt_functions;
+pub mod bolt_records;
 pub mod dump;
 pub mod flame;
 pub mod functions;
@@ -24,6 +25,8 @@ pub fn title(view: View) -> &'static str {
         View::MemProf => "MemProf",
         View::BoltFunctions => "Functions",
         View::BoltCfg => "CFG",
+        View::BoltBranches => "Branches",
+        View::BoltMemory => "Memory",
     }
 }
 
@@ -37,5 +40,7 @@ pub fn id(view: View) -> &'static str {
         View::MemProf => "memprof",
         View::BoltFunctions => "bolt-functions",
         View::BoltCfg => "bolt-cfg",
+        View::BoltBranches => "bolt-branches",
+        View::BoltMemory => "bolt-memory",
     }
 }

@@ -9,12 +9,17 @@ use alloc::vec::Vec;
 use alloc::collections::BTreeMap;
 
 use pgolens::formats::bolt::{fdata, yaml};
+use pgolens::formats::perf::perf2bolt::binary::Binary;
 use pgolens::layout::layered::{self, Edge, Node, Options};
-use pgolens::model::bolt::{cfg_from_yaml, Column, FunctionRows};
+use pgolens::model::bolt::{
+    binary_function, cfg_from_fdata, cfg_from_yaml, place_on_binary, Cfg, Column, FunctionRows,
+};
 use pgolens::model::demangle::demangle;
+use pgolens::model::disasm;
+use pgolens::model::fdata_records::{self, location_text, RecordColumn, Records};
 use pgolens_protocol::{
-    Cell, CfgBlock, CfgCall, CfgEdge, CfgGraph, FlowScore, Row, TablePage, TableQuery, CFG_CHAR_PX, CFG_FLAG_GAP,
-    CFG_LINE_PX, CFG_PAD_PX,
+    Cell, CfgBlock, CfgCall, CfgEdge, CfgGraph, CfgInsn, DocId, FlowScore, Row, TablePage, TableQuery, CFG_CALL_LINES,
+    CFG_CHAR_PX, CFG_CODE_LINES, CFG_FLAG_GAP, CFG_LINE_PX, CFG_PAD_PX,
 };
 
 use crate::session::{fail, failure, Failure};
@@ -25,10 +30,16 @@ pub struct BoltView {
     rows: FunctionRows,
     /// The YAML profile the rows come from (its functions are the rows, in order).
     pub yaml: Option<yaml::Profile<'static>>,
+    /// The fdata profile the rows come from: with the binary, it gives graphs.
+    fdata: Option<fdata::Fdata<'static>>,
+    /// The open ELF document the profile's code is read from.
+    pub binary: Option<DocId>,
     sorted: Option<(Column, bool, Vec<u32>)>,
     filtered: Option<(Column, bool, String, Vec<u32>)>,
     /// Row ids by raw function name, for calls to link to their callees.
     by_name: Option<BTreeMap<String, u32>>,
+    /// The record table order last asked for: table, column, descending, filter.
+    record_order: Option<(Records, RecordColumn, bool, String, Vec<u32>)>,
 }
 
 impl BoltView {
@@ -37,16 +48,28 @@ impl BoltView {
         Ok(BoltView {
             rows: FunctionRows::from_fdata(&profile),
             yaml: None,
+            fdata: Some(owned(profile)),
+            binary: None,
             sorted: None,
             filtered: None,
             by_name: None,
+            record_order: None,
         })
     }
 
     pub fn yaml(data: &[u8]) -> Result<BoltView, Failure> {
         let profile = yaml::decode(data).map_err(failure)?;
         let rows = FunctionRows::from_yaml(&profile);
-        Ok(BoltView { rows, yaml: Some(profile.into_owned()), sorted: None, filtered: None, by_name: None })
+        Ok(BoltView {
+            rows,
+            yaml: Some(profile.into_owned()),
+            fdata: None,
+            binary: None,
+            sorted: None,
+            filtered: None,
+            by_name: None,
+            record_order: None,
+        })
     }
 
     fn order(&mut self, column: Column, descending: bool, filter: &str) -> &[u32] {
@@ -97,13 +120,97 @@ impl BoltView {
     }
 }
 
-/// Calls listed in a block's text; the rest are summed up in one line.
-const CALL_LINES: usize = 6;
-
 impl BoltView {
-    /// Whether the profile holds graphs (a YAML profile does; fdata needs the binary).
+    /// The record tables the profile has lines for.
+    pub fn records(&self) -> Vec<Records> {
+        let Some(f) = &self.fdata else { return Vec::new() };
+        let mut out = Vec::new();
+        if !f.branches.is_empty() {
+            out.push(Records::Branches);
+        }
+        if !f.memory.is_empty() {
+            out.push(Records::Memory);
+        }
+        out
+    }
+
+    /// A page of an fdata record table (branch or memory lines).
+    pub fn record_table(
+        &mut self,
+        which: Records,
+        query: TableQuery,
+        start: u64,
+        count: u64,
+    ) -> Result<TablePage, Failure> {
+        let fdata = self.fdata.as_ref().ok_or_else(|| fail("only an fdata profile has record tables"))?;
+        let column = RecordColumn::from_id(&query.column)
+            .filter(|c| which == Records::Branches || *c != RecordColumn::Mispredicted)
+            .ok_or_else(|| fail(alloc::format!("no column {:?}", query.column)))?;
+        let fresh = matches!(&self.record_order, Some((w, c, d, f, _)) if *w == which && *c == column && *d == query.descending && *f == query.filter);
+        if !fresh {
+            let sorted = fdata_records::sorted(fdata, which, column, query.descending);
+            let order = fdata_records::filter(fdata, which, &sorted, &query.filter);
+            self.record_order = Some((which, column, query.descending, query.filter.clone(), order));
+        }
+        let order = self.record_order.as_ref().map(|o| o.4.as_slice()).unwrap_or_default();
+        let weight = (0..fdata_records::len(fdata, which))
+            .filter_map(|i| fdata_records::row(fdata, which, u32::try_from(i).ok()?))
+            .fold(0u64, |w, r| w.saturating_add(r.count.max(0) as u64));
+        let signed = |v: i64| u64::try_from(v).map_or_else(|_| Cell::Text(alloc::format!("{v}")), Cell::Count);
+        Ok(tables::page(
+            query,
+            tables::record_columns(which),
+            fdata_records::len(fdata, which),
+            Some(weight),
+            order,
+            start,
+            count,
+            |&id| {
+                let r = fdata_records::row(fdata, which, id)?;
+                let mut cells = alloc::vec![Cell::Text(location_text(r.from)), Cell::Text(location_text(r.to))];
+                if let Some(m) = r.mispredicted {
+                    cells.push(signed(m));
+                }
+                cells.extend([signed(r.count), Cell::Count(r.line)]);
+                Some(Row { id, cells })
+            },
+        ))
+    }
+
+    /// Whether the profile gives graphs (a YAML profile does; fdata with its binary).
     pub fn has_graphs(&self) -> bool {
-        self.yaml.is_some()
+        self.yaml.is_some() || self.binary.is_some()
+    }
+
+    /// Whether `elf` is a binary this profile can be read with: an x86-64 ELF that
+    /// has one of the profile's functions (and, for a YAML profile naming its
+    /// binary's build id, that build id).
+    pub fn matches(&self, elf: &[u8]) -> Result<(), Failure> {
+        let binary = Binary::parse(elf).map_err(failure)?;
+        if let (Some(yaml), Some(id)) = (&self.yaml, binary.build_id) {
+            let hex: String = id.iter().map(|b| alloc::format!("{b:02x}")).collect();
+            if !yaml.header.build_id.is_empty() && *yaml.header.build_id != *hex.as_bytes() {
+                return Err(fail(alloc::format!(
+                    "the profile is of build id {}, the binary's is {hex}",
+                    String::from_utf8_lossy(&yaml.header.build_id)
+                )));
+            }
+        }
+        // Most of the profile's counts are in functions the binary has (every binary
+        // shares `_start` and friends; a profile's hot functions are its own).
+        let weight = |r: &pgolens::model::bolt::FunctionRow| {
+            r.numbers.exec_count.saturating_add(r.numbers.branches).saturating_add(r.numbers.calls_out).max(1)
+        };
+        let (found, total) = self.rows.rows.iter().fold((0u64, 0u64), |(found, total), r| {
+            let w = weight(r);
+            let here = if binary_function(&binary, &r.name).is_some() { w } else { 0 };
+            (found.saturating_add(here), total.saturating_add(w))
+        });
+        if found.saturating_mul(2) >= total && found > 0 {
+            Ok(())
+        } else {
+            Err(fail("most of the profile's counts are in functions the binary does not have"))
+        }
     }
 
     /// The row of the function named `name` (raw), built once.
@@ -115,9 +222,10 @@ impl BoltView {
         index.get(name).copied()
     }
 
-    /// Function `function` (a row id; `None`: the hottest) as a laid-out graph.
-    pub fn cfg(&mut self, function: Option<u32>) -> Result<CfgGraph, Failure> {
-        let yaml = self.yaml.as_ref().ok_or_else(|| fail("this profile has no graphs without its binary"))?;
+    /// Function `function` (a row id; `None`: the hottest) as a laid-out graph;
+    /// `binary` (its name and bytes) gives the blocks' instructions, and an fdata
+    /// profile its graph.
+    pub fn cfg(&mut self, function: Option<u32>, binary: Option<(&str, &[u8])>) -> Result<CfgGraph, Failure> {
         let id = match function {
             Some(id) => id,
             None => (0..self.rows.rows.len())
@@ -125,7 +233,40 @@ impl BoltView {
                 .and_then(|i| u32::try_from(i).ok())
                 .ok_or_else(|| fail("the profile has no functions"))?,
         };
-        let cfg = cfg_from_yaml(yaml, id as usize).ok_or_else(|| fail(alloc::format!("no function {id}")))?;
+        let name = self.rows.rows.get(id as usize).map(|r| r.name.clone()).unwrap_or_default();
+        let parsed = binary.map(|(file, data)| (file, Binary::parse(data)));
+        let elf = match &parsed {
+            Some((_, Ok(b))) => Some(b),
+            _ => None,
+        };
+        let in_binary = elf.and_then(|b| Some((b, binary_function(b, &name)?)));
+        let mut code_note = match (&parsed, in_binary) {
+            (None, _) => Some(String::from("Drop the binary to see each block's instructions.")),
+            (Some((file, Err(e))), _) => Some(alloc::format!("{file} is not a binary pgolens reads: {e}")),
+            (Some((file, Ok(_))), None) => Some(alloc::format!("{file} has no function {name}.")),
+            _ => None,
+        };
+        let mut cfg = match (&self.yaml, &self.fdata, in_binary) {
+            (Some(yaml), _, _) => cfg_from_yaml(yaml, id as usize),
+            (None, Some(fdata), Some((b, f))) => cfg_from_fdata(fdata, b, f),
+            _ => {
+                return Err(fail("an fdata profile's graphs come from its binary: drop the binary it was recorded on"))
+            }
+        }
+        .ok_or_else(|| fail(alloc::format!("no graph for {name}")))?;
+        let placed = match in_binary {
+            Some((b, f)) => self.yaml.is_none() || place_on_binary(&mut cfg, b, f),
+            None => false,
+        };
+        if in_binary.is_some() && !placed {
+            code_note = Some(alloc::format!(
+                "The binary's {name} has other blocks than the profile's: it is not the binary profiled."
+            ));
+        }
+        let code = match in_binary.filter(|_| placed) {
+            Some((b, f)) => code_of(&cfg, b, f),
+            None => Vec::new(),
+        };
         let gaps = cfg.flow_gaps();
         let flow = cfg.flow();
         let mut blocks: Vec<CfgBlock> = Vec::with_capacity(cfg.blocks.len());
@@ -144,7 +285,8 @@ impl BoltView {
             let (inflow, outflow) = flow.get(i).copied().unwrap_or_default();
             let gap = gaps.blocks.get(i).copied().flatten();
             let index = u32::try_from(i).unwrap_or(u32::MAX);
-            let lines = block_lines(index, b.offset, b.exec_count, b.instructions, &calls);
+            let code = code.get(i).cloned().unwrap_or_default();
+            let lines = block_lines(index, b.offset, b.exec_count, b.instructions, &calls, &code);
             let width = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * CFG_CHAR_PX;
             let height = lines.len() as f64 * CFG_LINE_PX;
             blocks.push(CfgBlock {
@@ -158,6 +300,7 @@ impl BoltView {
                 gap,
                 flagged: gap.is_some_and(|g| g >= CFG_FLAG_GAP),
                 lines,
+                code,
                 x: 0.0,
                 y: 0.0,
                 w: width + 2.0 * CFG_PAD_PX,
@@ -212,17 +355,89 @@ impl BoltView {
                     .unwrap_or(u32::MAX),
             },
             unmatched: cfg.unmatched.len() as u64,
+            binary: binary.map(|(file, _)| String::from(file)).filter(|_| placed),
+            code_note,
         })
     }
 }
 
-/// A block's text: `#index  @offset  count  (n insns)`, then its calls, hottest first.
+/// Each block's instructions, with the counts the profile has at them: a call's
+/// count, and on a block's last instruction the edges it takes (not the
+/// fall-through into the next block).
+fn code_of(cfg: &Cfg, binary: &Binary<'_>, function: usize) -> Vec<Vec<CfgInsn>> {
+    let Some(f) = binary.functions.get(function) else { return Vec::new() };
+    let mut starts: Vec<u64> = cfg.blocks.iter().filter_map(|b| b.offset).collect();
+    starts.sort_unstable();
+    cfg.blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let Some(start) = b.offset else { return Vec::new() };
+            let end = starts.iter().copied().find(|&s| s > start).unwrap_or(f.size);
+            let lines = disasm::block(binary, f.address, start, end);
+            let last = lines.last().map(|l| l.offset);
+            let taken: Vec<String> = u32::try_from(i)
+                .map(|i| cfg.successors(i))
+                .unwrap_or_default()
+                .iter()
+                .filter(|e| cfg.blocks.get(e.to as usize).and_then(|t| t.offset) != Some(end))
+                .filter_map(|e| {
+                    let count = e.count?;
+                    let mispredicted = if e.mispredicted > 0 {
+                        alloc::format!(" ({} mispredicted)", e.mispredicted)
+                    } else {
+                        String::new()
+                    };
+                    Some(alloc::format!("→ #{} ×{}{mispredicted}", e.to, grouped(count)))
+                })
+                .collect();
+            lines
+                .into_iter()
+                .map(|l| {
+                    let at = b.calls.iter().filter(|c| c.offset == l.offset);
+                    let note = if b.calls.iter().any(|c| c.offset == l.offset) {
+                        Some(alloc::format!("×{}", grouped(at.map(|c| c.count).fold(0, u64::saturating_add))))
+                    } else if Some(l.offset) == last && !taken.is_empty() {
+                        Some(taken.join(", "))
+                    } else {
+                        None
+                    };
+                    CfgInsn { offset: l.offset, text: l.text, note }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `fdata` owning its names, to outlive the file's bytes.
+fn owned(fdata: fdata::Fdata<'_>) -> fdata::Fdata<'static> {
+    fdata::Fdata {
+        bolted_collection: fdata.bolted_collection,
+        no_lbr: fdata.no_lbr.map(|events| events.into_iter().map(|e| e.into_owned().into()).collect()),
+        branches: fdata
+            .branches
+            .into_iter()
+            .map(|b| fdata::Branch { from: b.from.into_owned(), to: b.to.into_owned(), ..b })
+            .collect(),
+        samples: fdata.samples.into_iter().map(|s| fdata::Sample { at: s.at.into_owned(), ..s }).collect(),
+        memory: fdata
+            .memory
+            .into_iter()
+            .map(|m| fdata::MemoryAccess { pc: m.pc.into_owned(), address: m.address.into_owned(), ..m })
+            .collect(),
+        ignored_from_line: fdata.ignored_from_line,
+    }
+}
+
+/// A block's text: `#index  @offset  count  (n insns)`, then its calls, hottest
+/// first, then its instructions.
 fn block_lines(
     index: u32,
     offset: Option<u64>,
     count: u64,
     instructions: Option<u32>,
     calls: &[CfgCall],
+    code: &[CfgInsn],
 ) -> Vec<String> {
     let mut head = alloc::format!("#{index}");
     if let Some(offset) = offset {
@@ -233,14 +448,21 @@ fn block_lines(
         head.push_str(&alloc::format!("  {n} insn{}", if n == 1 { "" } else { "s" }));
     }
     let mut lines = alloc::vec![head];
-    for c in calls.iter().take(CALL_LINES) {
+    for c in calls.iter().take(CFG_CALL_LINES) {
         let name = c.demangled.as_deref().unwrap_or(if c.callee.is_empty() { "[unknown]" } else { &c.callee });
         let short: String = name.chars().take(48).collect();
         let cut = if short.len() < name.len() { "…" } else { "" };
         lines.push(alloc::format!("→ {short}{cut}  ×{}", grouped(c.count)));
     }
-    if calls.len() > CALL_LINES {
-        lines.push(alloc::format!("  + {} more calls", calls.len().saturating_sub(CALL_LINES)));
+    if calls.len() > CFG_CALL_LINES {
+        lines.push(alloc::format!("  + {} more calls", calls.len().saturating_sub(CFG_CALL_LINES)));
+    }
+    for i in code.iter().take(CFG_CODE_LINES) {
+        let note = i.note.as_deref().map(|n| alloc::format!("  # {n}")).unwrap_or_default();
+        lines.push(alloc::format!("{:>5x}: {}{note}", i.offset, i.text));
+    }
+    if code.len() > CFG_CODE_LINES {
+        lines.push(alloc::format!("  … {} more instructions", code.len().saturating_sub(CFG_CODE_LINES)));
     }
     lines
 }

@@ -52,7 +52,7 @@ impl Sessions {
         if let Request::Correlate { binary } = request {
             let mut session = self.open.remove(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
             let result = match self.open.get(&binary) {
-                Some(elf) => session.correlate(elf).map(|views| Reply::Correlated {
+                Some(elf) => session.correlate(binary, elf).map(|views| Reply::Correlated {
                     binary,
                     binary_name: elf.name().into(),
                     views,
@@ -61,6 +61,16 @@ impl Sessions {
             };
             self.open.insert(doc, session);
             return result;
+        }
+        if let Request::BoltCfg { function } = request {
+            let start = now_ms();
+            let binary = self.open.get(&doc).and_then(Session::bolt_binary).filter(|&b| b != doc);
+            let mut session = self.open.remove(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
+            let result = session.bolt_cfg(function, binary.and_then(|b| self.open.get(&b)));
+            self.open.insert(doc, session);
+            let mut graph = result?;
+            graph.layout_ms = now_ms() - start;
+            return Ok(Reply::BoltCfg(alloc::boxed::Box::new(graph)));
         }
         if let Request::Symbolize { binaries } = &request {
             let mut session = self.open.remove(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
@@ -102,13 +112,7 @@ impl Sessions {
                 Reply::Search { samples, pattern, found }
             }
             Request::Timeline { event, bins } => Reply::Timeline(s.timeline(event, bins)?),
-            Request::BoltCfg { function } => {
-                let start = now_ms();
-                let mut graph = s.bolt_cfg(function)?;
-                graph.layout_ms = now_ms() - start;
-                Reply::BoltCfg(alloc::boxed::Box::new(graph))
-            }
-            Request::Correlate { .. } | Request::Symbolize { .. } | Request::Close => {
+            Request::Correlate { .. } | Request::Symbolize { .. } | Request::BoltCfg { .. } | Request::Close => {
                 return Err(Failure::new("request handled above"));
             }
         })

@@ -23,6 +23,7 @@ use alloc::vec::Vec;
 use pgolens::formats::instrprof::{self, model::Profile};
 use pgolens::formats::perf::PerfData;
 use pgolens::model::detail::KIND_NAMES;
+use pgolens::model::fdata_records::Records;
 use pgolens::model::instrprof::{self as adapter, Names};
 use pgolens::model::memprof::{build_id_hex, Column as MemColumn, Sites};
 use pgolens::model::stacks::StackProfile;
@@ -30,9 +31,9 @@ use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{
-    Cell, CfgGraph, CutoffEntry, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace, Found, FrameNames,
-    Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo, TableId, TablePage,
-    TableQuery, Timeline, View,
+    Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace, Found,
+    FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo, TableId,
+    TablePage, TableQuery, Timeline, View,
 };
 
 pub use pgolens_protocol::Failure;
@@ -185,6 +186,10 @@ fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView
         if bolt.has_graphs() {
             views.push(View::BoltCfg);
         }
+        views.extend(bolt.records().into_iter().map(|r| match r {
+            Records::Branches => View::BoltBranches,
+            Records::Memory => View::BoltMemory,
+        }));
     }
     if stacks {
         views.extend([View::Flame, View::Functions]);
@@ -426,12 +431,18 @@ impl Session {
     /// Decodes a correlated raw profile that could not be decoded alone with its
     /// binary, the decoded file of `binary` (another session: its bytes are read in
     /// place, not copied). Returns the views it now offers.
-    pub fn correlate(&mut self, binary: &Session) -> Result<Vec<View>, Failure> {
+    pub fn correlate(&mut self, binary_id: DocId, binary: &Session) -> Result<Vec<View>, Failure> {
         let elf = binary.decoded.as_ref().ok_or_else(not_decoded)?;
         if !matches!(elf.detection.format, Format::Elf | Format::ElfWithBat) {
             return Err(fail(alloc::format!("{} is not an ELF binary", binary.name)));
         }
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        // A BOLT profile reads its code from the binary: graphs for fdata, instructions for all.
+        if let Some(bolt) = decoded.bolt.as_mut() {
+            bolt.matches(&elf.data).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
+            bolt.binary = Some(binary_id);
+            return Ok(views_of(false, false, false, Some(bolt)).0);
+        }
         if decoded.detection.format != Format::InstrProfRaw || decoded.views.is_some() {
             return Err(fail("only a correlated raw profile is decoded with a binary"));
         }
@@ -450,18 +461,31 @@ impl Session {
             TableId::Functions => self.views()?.table(tables::resolved(query), start, count),
             TableId::StackFunctions => self.stacks()?.table(query, start, count).map_err(fail),
             TableId::MemProf => self.memprof_table(tables::resolved(query), start, count),
-            TableId::BoltFunctions => {
+            TableId::BoltFunctions | TableId::BoltBranches | TableId::BoltMemory => {
                 let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
                 let bolt = decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?;
-                bolt.table(tables::resolved(query), start, count)
+                match query.table {
+                    TableId::BoltBranches => {
+                        bolt.record_table(Records::Branches, tables::resolved(query), start, count)
+                    }
+                    TableId::BoltMemory => bolt.record_table(Records::Memory, tables::resolved(query), start, count),
+                    _ => bolt.table(tables::resolved(query), start, count),
+                }
             }
         }
     }
 
-    /// One function of a BOLT profile as a laid-out control-flow graph.
-    pub fn bolt_cfg(&mut self, function: Option<u32>) -> Result<CfgGraph, Failure> {
+    /// One function of a BOLT profile as a laid-out control-flow graph, its code
+    /// read from `binary` (the session of the ELF attached with [`Session::correlate`]).
+    pub fn bolt_cfg(&mut self, function: Option<u32>, binary: Option<&Session>) -> Result<CfgGraph, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function)
+        let elf = binary.and_then(|b| Some((b.name.as_str(), b.decoded.as_ref()?.data.as_slice())));
+        decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function, elf)
+    }
+
+    /// The ELF document a BOLT profile reads its code from.
+    pub fn bolt_binary(&self) -> Option<DocId> {
+        self.decoded.as_ref()?.bolt.as_ref()?.binary
     }
 
     /// The profile summary and, for context-sensitive profiles, the CS records' one.
@@ -727,7 +751,7 @@ fn not_decoded() -> Failure {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
-    use pgolens_protocol::CfgCall;
+    use pgolens_protocol::{CfgCall, CfgInsn};
 
     fn session(name: &str, bytes: &[u8]) -> Session {
         let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
@@ -915,7 +939,7 @@ mod tests {
         let mut s = session("cprog.instr.fdata", &corpus("bolt-perf/cprog/cprog.instr.fdata"));
         let opened = s.finish().unwrap();
         assert_eq!(opened.summary.open_on, View::BoltFunctions);
-        assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions]);
+        assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltBranches]);
         // Every column the core describes sorts; no binary, so no block counts.
         let ids: Vec<String> = tables::bolt_columns(false).into_iter().map(|c| c.id).collect();
         assert!(!ids.iter().any(|c| c == "blocks"));
@@ -962,7 +986,7 @@ mod tests {
         assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltCfg]);
         // No function asked for: the hottest, classify (13,334,000 runs in llvm-bolt's
         // --print-cfg with the fdata this YAML was written from), its 9 blocks.
-        let graph = s.bolt_cfg(None).unwrap();
+        let graph = s.bolt_cfg(None, None).unwrap();
         assert_eq!((graph.name.as_str(), graph.exec_count, graph.blocks.len()), ("classify", 13_334_000, 9));
         assert_eq!(graph.blocks[0].exec_count, 13_334_000);
         assert!(graph.blocks[0].entry && graph.blocks[0].lines[0].starts_with("#0"));
@@ -977,7 +1001,7 @@ mod tests {
         // main's calls link to their callees' rows.
         let main = s.table(&query(TableId::BoltFunctions, "exec", true, "main"), 0, 10).unwrap();
         let main_id = main.rows.iter().find(|r| name_of(&r.cells[0]) == "main").unwrap().id;
-        let graph = s.bolt_cfg(Some(main_id)).unwrap();
+        let graph = s.bolt_cfg(Some(main_id), None).unwrap();
         let calls: Vec<&CfgCall> = graph.blocks.iter().flat_map(|b| &b.calls).collect();
         let hot_loop = calls.iter().find(|c| c.callee == "hot_loop").unwrap();
         let page = s.table(&query(TableId::BoltFunctions, "exec", true, "hot_loop"), 0, 10).unwrap();
@@ -985,12 +1009,112 @@ mod tests {
         assert_eq!(hot_loop.count, 2000);
     }
 
+    /// (offset, mnemonic) of every instruction llvm-bolt printed for `function`
+    /// (`--print-cfg`), CFI pseudo-instructions left out.
+    fn printed_instructions(text: &str, function: &str) -> Vec<(u64, String)> {
+        let body = text.split("Binary Function \"").find(|f| f.starts_with(&format!("{function}\""))).unwrap();
+        body.lines()
+            .filter_map(|l| {
+                let (offset, rest) = l.strip_prefix("    ")?.split_once(": \t")?;
+                let mnemonic = rest.split('\t').next()?;
+                (mnemonic != "!CFI").then(|| (u64::from_str_radix(offset, 16).unwrap(), mnemonic.to_string()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
+        let mut s = session("cprog.instr.fdata", &corpus("bolt-perf/cprog/cprog.instr.fdata"));
+        s.finish().unwrap();
+        assert!(s.bolt_cfg(None, None).is_err(), "no graphs without the binary");
+        let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+        elf.finish().unwrap();
+        let mut other = session("big", &corpus("bolt-perf/bigcfg/big"));
+        other.finish().unwrap();
+        assert!(s.correlate(3, &other).is_err(), "a binary without the profile's functions");
+        assert_eq!(s.correlate(2, &elf).unwrap(), [View::Dump, View::BoltFunctions, View::BoltCfg, View::BoltBranches]);
+        assert_eq!(s.bolt_binary(), Some(2));
+        let text = String::from_utf8(corpus("bolt-perf/cprog/cprog.cfg.txt")).unwrap();
+        for function in ["hot_loop", "classify", "checksum_buf"] {
+            let page = s.table(&query(TableId::BoltFunctions, "exec", true, function), 0, 10).unwrap();
+            let row = page.rows.iter().find(|r| name_of(&r.cells[0]) == function).unwrap().id;
+            let graph = s.bolt_cfg(Some(row), Some(&elf)).unwrap();
+            assert_eq!((graph.binary.as_deref(), graph.code_note.as_deref()), (Some("cprog"), None));
+            let ours: Vec<(u64, String)> = graph
+                .blocks
+                .iter()
+                .flat_map(|b| &b.code)
+                .map(|i| (i.offset, i.text.split_whitespace().next().unwrap().to_string()))
+                .collect();
+            let mut ours_sorted = ours.clone();
+            ours_sorted.sort();
+            let mut theirs = printed_instructions(&text, function);
+            theirs.sort();
+            assert_eq!(ours_sorted, theirs, "{function}");
+            for b in &graph.blocks {
+                assert_eq!(Some(b.code.len() as u32), b.instructions, "{function} #{}", b.index);
+            }
+        }
+        // The YAML written from the same profile matches the binary block for block.
+        let mut y = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
+        y.finish().unwrap();
+        y.correlate(2, &elf).unwrap();
+        let graph = y.bolt_cfg(None, Some(&elf)).unwrap();
+        assert_eq!(graph.name, "classify");
+        assert!(graph.blocks.iter().all(|b| b.offset.is_some() && !b.code.is_empty()));
+        // classify's calls: the instruction is annotated with the call count.
+        let calls: Vec<&CfgInsn> =
+            graph.blocks.iter().flat_map(|b| &b.code).filter(|i| i.text.starts_with("call")).collect();
+        assert!(calls.iter().all(|i| i.note.is_some()) || calls.is_empty());
+    }
+
+    #[test]
+    fn fdata_lines_are_tables() {
+        let path = "bolt-perf/cprog/cprog.brstack-mem.fdata";
+        let text = String::from_utf8(corpus(path)).unwrap();
+        let mut s = session("cprog.brstack-mem.fdata", text.as_bytes());
+        let opened = s.finish().unwrap();
+        assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltBranches, View::BoltMemory]);
+        // Every line of the file is a row, the largest count first.
+        let lines = |kinds: &str| -> Vec<&str> {
+            text.lines().filter(|l| l.len() > 1 && kinds.contains(&l[..1]) && &l[1..2] == " ").collect()
+        };
+        let counts = |kinds: &str| -> Vec<i64> {
+            lines(kinds).iter().map(|l| l.rsplit(' ').next().unwrap().parse().unwrap()).collect()
+        };
+        for (table, kinds, width) in [(TableId::BoltBranches, "012", 5), (TableId::BoltMemory, "345", 4)] {
+            let page = s.table(&query(table, "", true, ""), 0, 1_000_000).unwrap();
+            let mut expected = counts(kinds);
+            assert_eq!(page.total as usize, expected.len(), "{table:?}");
+            expected.sort_by(|a, b| b.cmp(a));
+            let shown: Vec<i64> = page
+                .rows
+                .iter()
+                .map(|r| match &r.cells[width - 2] {
+                    Cell::Count(c) => *c as i64,
+                    Cell::Text(t) => t.parse().unwrap(),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_eq!(shown, expected, "{table:?}");
+            assert!(page.rows.iter().all(|r| r.cells.len() == width));
+        }
+        // Filtered by name: only rows from or to main.
+        let page = s.table(&query(TableId::BoltBranches, "line", false, "main"), 0, 1_000_000).unwrap();
+        let main = lines("012")
+            .into_iter()
+            .filter(|l| l.split(' ').nth(1) == Some("main") || l.split(' ').nth(4) == Some("main"))
+            .count();
+        assert_eq!(page.matching as usize, main);
+        assert!(main > 0);
+    }
+
     #[test]
     fn the_big_function_is_laid_out_whole() {
         let mut s = session("big.instr.yaml", &corpus("bolt-perf/bigcfg/big.instr.yaml"));
         s.finish().unwrap();
         let page = s.table(&query(TableId::BoltFunctions, "blocks", true, ""), 0, 1).unwrap();
-        let graph = s.bolt_cfg(Some(page.rows[0].id)).unwrap();
+        let graph = s.bolt_cfg(Some(page.rows[0].id), None).unwrap();
         // BOLT's graph of it has 2,015 blocks and 3,821 edges; its YAML lists the
         // successors of 3,693 of them (the others are only in the binary).
         assert_eq!((graph.blocks.len(), graph.edges.len()), (2015, 3693));
@@ -1039,11 +1163,11 @@ mod tests {
         // Not a binary: refused.
         let mut other = session("x.profraw", &raw);
         other.finish().unwrap();
-        assert!(s.correlate(&other).is_err());
-        let views = s.correlate(&b).unwrap();
+        assert!(s.correlate(2, &other).is_err());
+        let views = s.correlate(2, &b).unwrap();
         assert_eq!(views, [View::Dump, View::Functions, View::Summary]);
         assert!(s.table(&TableQuery::new(TableId::Functions), 0, 100).unwrap().total > 0);
-        assert!(s.correlate(&b).is_err(), "once");
+        assert!(s.correlate(2, &b).is_err(), "once");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use pgolens::model::bolt::Column as BoltColumn;
+use pgolens::model::fdata_records::{RecordColumn, Records};
 use pgolens::model::functions::{Column as FnColumn, FLAG_CONTEXT_SENSITIVE};
 use pgolens::model::memprof::Column as MemColumn;
 use pgolens_protocol::{Cell, CellKind, Column, Row, TableId, TablePage, TableQuery};
@@ -171,6 +172,35 @@ pub fn bolt_columns(has_blocks: bool) -> Vec<Column> {
         .collect()
 }
 
+/// An fdata record table's columns.
+pub fn record_columns(which: Records) -> Vec<Column> {
+    let columns: &[RecordColumn] = match which {
+        Records::Branches => &RecordColumn::BRANCHES,
+        Records::Memory => &RecordColumn::MEMORY,
+    };
+    columns
+        .iter()
+        .map(|&c| {
+            let (title, kind, help) = match (c, which) {
+                (RecordColumn::From, Records::Branches) => {
+                    ("From", CellKind::Text, "where the branch is: symbol+offset")
+                }
+                (RecordColumn::To, Records::Branches) => ("To", CellKind::Text, "where it went"),
+                (RecordColumn::From, Records::Memory) => ("Instruction", CellKind::Text, "the load or store"),
+                (RecordColumn::To, Records::Memory) => ("Data", CellKind::Text, "the object and offset it accessed"),
+                (RecordColumn::Mispredicted, _) => ("Mispredicted", CellKind::Count, "mispredictions, as written"),
+                (RecordColumn::Count, _) => ("Count", CellKind::Count, "the count, as written (BOLT reads it signed)"),
+                (RecordColumn::Line, _) => ("Line", CellKind::Count, "the line in the file"),
+            };
+            let mut col = column(c.id(), title, kind);
+            col.descending_first = matches!(c, RecordColumn::Count | RecordColumn::Mispredicted);
+            col.share = c == RecordColumn::Count;
+            col.help = Some(String::from(help));
+            col
+        })
+        .collect()
+}
+
 /// The default sort of each table.
 pub fn default_column(table: TableId) -> &'static str {
     match table {
@@ -178,6 +208,7 @@ pub fn default_column(table: TableId) -> &'static str {
         TableId::StackFunctions => STACK_TOTAL,
         TableId::MemProf => MemColumn::TotalSize.id(),
         TableId::BoltFunctions => BoltColumn::Branches.id(),
+        TableId::BoltBranches | TableId::BoltMemory => RecordColumn::Count.id(),
     }
 }
 

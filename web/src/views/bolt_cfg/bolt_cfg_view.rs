@@ -298,6 +298,8 @@ pub fn BoltCfgView(props: &Props) -> Html {
                     </span>
                     <input ref={search.clone()} type="search" class="cfg-search" placeholder="Block #, @offset or callee" aria-label="Search blocks"
                         value={state.search.clone()} {oninput} onkeydown={onsearchkey} />
+                    if let Some(note) = g.code_note.clone() { <span class="muted cfg-code-note">{note}</span> }
+                    if let Some(binary) = g.binary.clone() { <span class="muted cfg-binary">{format!("code from {binary}")}</span> }
                     if !state.search.is_empty() { <span class="muted cfg-matches">{format!("{} found", state.matches.len())}</span> }
                     <button onclick={send.reform(|_| Msg::Fit)} title="Fit (f)">{"Fit"}</button>
                 </div>
@@ -373,6 +375,13 @@ fn block_detail(g: &CfgGraph, b: &CfgBlock, send: &Callback<Msg>) -> Html {
             <ul class="cfg-edges">{for outs.map(|e| edge_row(e.to, e))}</ul>
             <h4>{"Predecessors"}</h4>
             <ul class="cfg-edges">{for ins.map(|e| edge_row(e.from, e))}</ul>
+            if !b.code.is_empty() {
+                <h4>{"Instructions"}</h4>
+                <table class="cfg-code mono"><tbody>{for b.code.iter().map(|i| html! {
+                    <tr><td class="num">{format!("{:x}", i.offset)}</td><td>{i.text.clone()}</td>
+                        <td class="note">{i.note.clone().unwrap_or_default()}</td></tr>
+                })}</tbody></table>
+            }
             if !b.calls.is_empty() {
                 <h4>{"Calls"}</h4>
                 <ul class="cfg-calls">{for b.calls.iter().map(|c| {

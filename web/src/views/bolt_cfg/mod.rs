@@ -23,6 +23,10 @@ const MIN_SCALE: f64 = 0.01;
 const MAX_SCALE: f64 = 4.0;
 /// Space left around a fitted graph, in CSS pixels.
 const FIT_MARGIN_PX: f64 = 16.0;
+/// A graph that fits only below this scale opens at [`OPEN_SCALE`] on its entry
+/// instead (its text readable; the minimap and Fit show the whole).
+const READABLE_SCALE: f64 = 0.35;
+const OPEN_SCALE: f64 = 0.8;
 
 /// Where the canvas looks.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,6 +135,14 @@ impl BoltCfg {
         }
     }
 
+    /// Forgets the graph (a binary was attached): entering the tab asks again for
+    /// the same function, keeping the camera's place.
+    pub fn reload(&mut self) {
+        self.graph = None;
+        self.pending = None;
+        self.error = None;
+    }
+
     /// Asks for function `row`, remembering the one shown.
     pub fn open(&mut self, row: u32, doc: DocId, out: &mut Outbox) -> bool {
         if self.function == Some(row) && (self.graph.is_some() || self.pending.is_some()) {
@@ -174,7 +186,7 @@ impl BoltCfg {
             }
             Msg::Fit => {
                 self.camera = None;
-                self.fit_if_new();
+                self.place_camera(true);
                 true
             }
             Msg::Select(block) => {
@@ -235,13 +247,27 @@ impl BoltCfg {
         true
     }
 
+    /// A graph just loaded opens fitted, or on its entry when fitting would make
+    /// it unreadable; `Fit` always fits.
     fn fit_if_new(&mut self) {
+        self.place_camera(false);
+    }
+
+    fn place_camera(&mut self, whole: bool) {
         if self.camera.is_some() || self.view.0 <= 0.0 {
             return;
         }
-        if let Some(g) = &self.graph {
-            self.camera = Some(Camera::fit(g.width, g.height, self.view));
-        }
+        let Some(g) = &self.graph else { return };
+        let fit = Camera::fit(g.width, g.height, self.view);
+        let entry = g.blocks.iter().find(|b| b.entry).or(g.blocks.first());
+        self.camera = Some(match entry {
+            Some(b) if !whole && fit.scale < READABLE_SCALE => {
+                let c = Camera { scale: OPEN_SCALE, ..fit };
+                let top = c.centred_on(b.x + b.w / 2.0, b.y, self.view);
+                Camera { y: b.y - FIT_MARGIN_PX / OPEN_SCALE, ..top }
+            }
+            _ => fit,
+        });
     }
 
     fn select_and_show(&mut self, block: u32) {
@@ -371,8 +397,14 @@ mod tests {
     }
 
     #[test]
-    fn the_graph_is_fitted_once_it_and_the_canvas_are_known() {
-        let (v, _) = loaded();
+    fn a_graph_too_large_to_read_whole_opens_on_its_entry_and_fit_shows_it_all() {
+        let (mut v, mut out) = loaded();
+        // 2030 units tall in 300 px would be 0.13: it opens readable, on block 0.
+        let c = v.camera.unwrap();
+        assert_eq!(c.scale, OPEN_SCALE);
+        let b = &v.graph.as_ref().unwrap().blocks[0];
+        assert!(c.shows((b.x, b.y, b.w, b.h), v.view));
+        v.update(Msg::Fit, 1, &mut out);
         let c = v.camera.unwrap();
         // 2030 units tall in 300 - 32 px.
         assert!((c.scale - 268.0 / 2030.0).abs() < 1e-9);

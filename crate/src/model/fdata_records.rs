@@ -1,0 +1,128 @@
+//! The lines of an fdata profile as tables: its branch lines (from, to,
+//! mispredictions, count) and its memory lines (instruction, data, count), in file
+//! order, sortable by any column and filtered by name. A row id is the record's
+//! index in [`Fdata::branches`] or [`Fdata::memory`].
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use crate::formats::bolt::fdata::{Fdata, Location};
+
+/// Which lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Records {
+    Branches,
+    Memory,
+}
+
+/// A column of the record tables: for memory lines `From` is the instruction and
+/// `To` the data it accessed; they have no `Mispredicted`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordColumn {
+    From,
+    To,
+    Mispredicted,
+    Count,
+    /// The line in the file.
+    Line,
+}
+
+impl RecordColumn {
+    pub const BRANCHES: [RecordColumn; 5] =
+        [RecordColumn::From, RecordColumn::To, RecordColumn::Mispredicted, RecordColumn::Count, RecordColumn::Line];
+    pub const MEMORY: [RecordColumn; 4] =
+        [RecordColumn::From, RecordColumn::To, RecordColumn::Count, RecordColumn::Line];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            RecordColumn::From => "from",
+            RecordColumn::To => "to",
+            RecordColumn::Mispredicted => "mispredicted",
+            RecordColumn::Count => "count",
+            RecordColumn::Line => "line",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<RecordColumn> {
+        Self::BRANCHES.into_iter().find(|c| c.id() == id)
+    }
+}
+
+/// `name+0xoffset` for a symbol, `[name] 0xoffset` for a DSO or address (kind 0).
+pub fn location_text(l: &Location<'_>) -> String {
+    let name = String::from_utf8_lossy(&l.unescaped_name()).into_owned();
+    if l.kind.is_symbol() {
+        alloc::format!("{name}+{:#x}", l.offset)
+    } else {
+        alloc::format!("[{name}] {:#x}", l.offset)
+    }
+}
+
+/// One row's values.
+pub struct RecordRow<'p, 'a> {
+    pub from: &'p Location<'a>,
+    pub to: &'p Location<'a>,
+    pub mispredicted: Option<i64>,
+    pub count: i64,
+    pub line: u64,
+}
+
+/// Row `id` of the `which` table.
+pub fn row<'p, 'a>(fdata: &'p Fdata<'a>, which: Records, id: u32) -> Option<RecordRow<'p, 'a>> {
+    match which {
+        Records::Branches => fdata.branches.get(id as usize).map(|b| RecordRow {
+            from: &b.from,
+            to: &b.to,
+            mispredicted: Some(b.mispredicted),
+            count: b.count,
+            line: b.line,
+        }),
+        Records::Memory => fdata.memory.get(id as usize).map(|m| RecordRow {
+            from: &m.pc,
+            to: &m.address,
+            mispredicted: None,
+            count: m.count,
+            line: m.line,
+        }),
+    }
+}
+
+/// How many rows the `which` table has.
+pub fn len(fdata: &Fdata<'_>, which: Records) -> usize {
+    match which {
+        Records::Branches => fdata.branches.len(),
+        Records::Memory => fdata.memory.len(),
+    }
+}
+
+/// The row ids ordered by `column` (ties in file order).
+pub fn sorted(fdata: &Fdata<'_>, which: Records, column: RecordColumn, descending: bool) -> Vec<u32> {
+    let n = u32::try_from(len(fdata, which)).unwrap_or(u32::MAX);
+    let mut ids: Vec<u32> = (0..n).collect();
+    let compare = |a: u32, b: u32| -> Ordering {
+        let (Some(a), Some(b)) = (row(fdata, which, a), row(fdata, which, b)) else { return Ordering::Equal };
+        match column {
+            RecordColumn::From => (&a.from.name, a.from.offset).cmp(&(&b.from.name, b.from.offset)),
+            RecordColumn::To => (&a.to.name, a.to.offset).cmp(&(&b.to.name, b.to.offset)),
+            RecordColumn::Mispredicted => a.mispredicted.cmp(&b.mispredicted),
+            RecordColumn::Count => a.count.cmp(&b.count),
+            RecordColumn::Line => a.line.cmp(&b.line),
+        }
+    };
+    ids.sort_by(|&a, &b| {
+        let order = compare(a, b);
+        if descending { order.reverse() } else { order }.then(a.cmp(&b))
+    });
+    ids
+}
+
+/// The ids of `order` whose from or to name contains `filter` (case ignored).
+pub fn filter(fdata: &Fdata<'_>, which: Records, order: &[u32], filter: &str) -> Vec<u32> {
+    let needle = filter.trim().to_lowercase();
+    if needle.is_empty() {
+        return order.to_vec();
+    }
+    let has = |l: &Location<'_>| String::from_utf8_lossy(&l.unescaped_name()).to_lowercase().contains(&needle);
+    order.iter().copied().filter(|&id| row(fdata, which, id).is_some_and(|r| has(r.from) || has(r.to))).collect()
+}
