@@ -25,10 +25,10 @@ pub fn emit(out: Option<&str>, bytes: &[u8]) -> Result<(), String> {
     }
 }
 
-/// `export FILE --to fdata [--binary ELF] [--ba]`: what perf2bolt writes for a
+/// `export FILE --to fdata [--binary ELF] [--ba] [-o OUT]`: what perf2bolt writes for a
 /// perf.data (`-p FILE`) or a pre-aggregated profile (`--pa -p FILE`), or an fdata
 /// re-written as perf2bolt writes fdata.
-pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool) -> Result<(), String> {
+pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool, output: Option<&str>) -> Result<(), String> {
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let format = input.detect().map_err(|e| format!("{path}: {e}"))?.format;
@@ -36,7 +36,7 @@ pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool) -> Result<(), St
     if format == Format::BoltFdata {
         let profile = fdata::decode(&input.data).map_err(|e| format!("{path}: {e}"))?;
         fdata::write(&profile, &mut out);
-        return emit(None, &out);
+        return emit(output, &out);
     }
     let elf = elf.ok_or("--to fdata needs --binary ELF (the profiled binary)")?;
     let elf_bytes = map(elf)?;
@@ -56,12 +56,12 @@ pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool) -> Result<(), St
     }
     .map_err(|e| format!("{path}: {e}"))?;
     fdata::write(&profile.to_fdata_model(), &mut out);
-    emit(None, &out)
+    emit(output, &out)
 }
 
-/// `export FILE --to yaml`: a BOLT YAML profile as LLVM's writer writes it (wrapped
+/// `export FILE --to yaml [-o OUT]`: a BOLT YAML profile as LLVM's writer writes it (wrapped
 /// at column 70 when the input was, as merge-fdata's output is).
-pub fn export_yaml(path: &str) -> Result<(), String> {
+pub fn export_yaml(path: &str, output: Option<&str>) -> Result<(), String> {
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let format = input.detect().map_err(|e| format!("{path}: {e}"))?.format;
@@ -72,7 +72,7 @@ pub fn export_yaml(path: &str) -> Result<(), String> {
     }
     let profile = yaml::decode(&input.data).map_err(|e| format!("{path}: {e}"))?;
     warn_unknown_keys(path, &profile);
-    emit(None, &yaml::write(&profile, profile.wrap_column()))
+    emit(output, &yaml::write(&profile, profile.wrap_column()))
 }
 
 /// LLVM's reader warns about keys it does not know and goes on; so do we.
@@ -97,7 +97,7 @@ pub fn merge(args: &[String]) -> Result<(), String> {
     if inputs.is_empty() {
         return Err(crate::USAGE.to_string());
     }
-    let files = inputs.iter().map(|p| map(p)).collect::<Result<Vec<_>, _>>()?;
+    let files = map_all(&inputs)?;
     // merge-fdata's test: a YAML profile starts with `---`.
     let yaml = files.first().is_some_and(|f| f.starts_with(b"---\n"));
     if let Some(i) = files.iter().position(|f| f.starts_with(b"---\n") != yaml) {
@@ -118,17 +118,105 @@ pub fn merge(args: &[String]) -> Result<(), String> {
         eprintln!("pgolens: data for {} unique objects merged", merged.functions.len());
         return emit(output, &yaml::write(&merged, yaml::MERGE_FDATA_WRAP));
     }
-    let profiles = files
-        .iter()
-        .zip(&inputs)
-        .map(|(f, path)| fdata::decode(f).map_err(|e| format!("{path}: {e}")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let merged = fdata::merge(&profiles).map_err(|e| match e {
-        fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
-            format!("{}: {e}", inputs.get(input).unwrap_or(&""))
-        }
-    })?;
+    let merged = merge_fdata(&files, &inputs)?;
     fdata::write(&merged, &mut out);
     eprintln!("pgolens: profile from {} files merged", inputs.len());
     emit(output, &out)
+}
+
+/// The number of threads for `n` inputs: as many as the machine has, at most 8.
+fn threads(n: usize) -> usize {
+    std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8).min(n.max(1))
+}
+
+/// `n` items in `parts` consecutive runs of about equal weight.
+fn split(weights: &[usize], parts: usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = weights.iter().sum();
+    let mut runs = Vec::new();
+    let (mut start, mut sum) = (0, 0usize);
+    for (i, w) in weights.iter().enumerate() {
+        sum = sum.saturating_add(*w);
+        let goal = total / parts * (runs.len() + 1);
+        if sum >= goal && runs.len() + 1 < parts {
+            runs.push(start..i + 1);
+            start = i + 1;
+        }
+    }
+    runs.push(start..weights.len());
+    runs
+}
+
+/// Every input mapped, on as many threads as there are cores (mapping populates the
+/// pages), the first error in input order.
+fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
+    let sizes: Vec<usize> =
+        inputs.iter().map(|p| std::fs::metadata(p).map_or(0, |m| usize::try_from(m.len()).unwrap_or(0))).collect();
+    let runs = split(&sizes, threads(inputs.len()));
+    let mapped = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|run| {
+                scope.spawn(|| {
+                    inputs.get(run.clone()).unwrap_or_default().iter().map(|p| map(p)).collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a thread failed".to_string()))).collect::<Vec<_>>()
+    });
+    let mut files = Vec::with_capacity(inputs.len());
+    for run in mapped {
+        files.extend(run?);
+    }
+    Ok(files)
+}
+
+/// merge-fdata's fdata merge: consecutive runs of the inputs decoded and summed on
+/// their own threads, then summed in order. Errors are those of decoding every
+/// input, then merging them, in order: the first input that fails to decode, else
+/// the first merge error.
+fn merge_fdata<'a>(files: &'a [memmap2::Mmap], inputs: &[&str]) -> Result<fdata::Fdata<'a>, String> {
+    let first = files.first().and_then(|f| {
+        let mut header = None;
+        fdata::read(f, |h| header = Some((h.bolted_collection, h.no_lbr.is_some())), |_| {}).ok()?;
+        header
+    });
+    let sizes: Vec<usize> = files.iter().map(|f| f.len()).collect();
+    let runs = split(&sizes, threads(files.len()));
+    let results = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|run| {
+                let run = run.clone();
+                scope.spawn(move || {
+                    let mut merger = match (run.start, first) {
+                        (1.., Some((bolted, no_lbr))) => fdata::Merger::after_first(bolted, no_lbr),
+                        _ => fdata::Merger::new(),
+                    };
+                    for i in run {
+                        let Some(file) = files.get(i) else { break };
+                        if let Err(e) = merger.add(i, file) {
+                            return Err((i, e));
+                        }
+                    }
+                    Ok(merger)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+    });
+    let mut merged: Option<fdata::Merger<'a>> = None;
+    for result in results {
+        match result.map_err(|_| "a thread failed".to_string())? {
+            Err((i, e)) => return Err(format!("{}: {e}", inputs.get(i).unwrap_or(&""))),
+            Ok(later) => match &mut merged {
+                Some(m) => m.absorb(later),
+                None => merged = Some(later),
+            },
+        }
+    }
+    merged.unwrap_or_default().finish().map_err(|e| match e {
+        fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
+            format!("{}: {e}", inputs.get(input).unwrap_or(&""))
+        }
+    })
 }

@@ -10,11 +10,12 @@
 //!                               a perf.data as `perf script -F comm,pid,tid,time,period,event,ip`
 //!                               (or `-F ip,brstack`) prints it; binaries and kallsyms name the
 //!                               call-chain frames where perf prints names (pipe mode)
-//! pgolens export FILE --to fdata [--binary ELF] [--ba]
+//! pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]
 //!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT,
 //!                               a pre-aggregated profile as `perf2bolt ELF --pa -p FILE` does
 //!                               (--ba: basic samples, as `perf2bolt --ba`), an fdata re-written
-//! pgolens export FILE --to yaml  a BOLT YAML profile re-written as LLVM's YAML writer writes it
+//! pgolens export FILE --to yaml [-o OUT]
+//!                               a BOLT YAML profile re-written as LLVM's YAML writer writes it
 //! pgolens merge A B... [-o OUT]  fdata or YAML profiles summed as `merge-fdata A B... -o OUT` does
 //! ```
 
@@ -29,7 +30,7 @@ use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba]\n       pgolens export FILE --to yaml\n       pgolens merge A B... [-o OUT]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [-o OUT]\n       pgolens merge A B... [-o OUT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -199,6 +200,7 @@ fn export(args: &[String]) -> Result<(), String> {
     let mut binaries = Vec::new();
     let mut kallsyms = None;
     let mut basic = false;
+    let mut output = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
@@ -209,17 +211,21 @@ fn export(args: &[String]) -> Result<(), String> {
             }
             "--kallsyms" => kallsyms = rest.next(),
             "--ba" => basic = true,
+            "-o" => output = Some(rest.next().ok_or("-o needs a file")?.as_str()),
             _ if file.is_none() && !arg.starts_with("--") => file = Some(arg),
             _ => return Err(USAGE.to_string()),
         }
     }
     let (Some(path), Some(to)) = (file, to) else { return Err(USAGE.to_string()) };
+    if output.is_some() && !matches!(to.as_str(), "fdata" | "yaml") {
+        return Err(format!("-o is for --to fdata and --to yaml; --to {to} writes to stdout"));
+    }
     match to.as_str() {
         "proftext" => {}
         "perf-script" => return export_perf_script(path, ScriptFields::Samples, &binaries, kallsyms),
         "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack, &binaries, kallsyms),
-        "fdata" => return bolt::export_fdata(path, binary.map(String::as_str), basic),
-        "yaml" => return bolt::export_yaml(path),
+        "fdata" => return bolt::export_fdata(path, binary.map(String::as_str), basic, output),
+        "yaml" => return bolt::export_yaml(path, output),
         _ => {
             return Err(format!(
                 "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata, yaml"

@@ -95,6 +95,13 @@ impl<'a> FieldReader<'a> {
         }
     }
 
+    /// Consumes a whole line of `len` bytes, its newline the last of them.
+    pub fn skip_line(&mut self, len: usize) {
+        self.rest = self.rest.get(len..).unwrap_or_default();
+        self.line = self.line.saturating_add(1);
+        self.column = 0;
+    }
+
     pub fn expect_newline(&mut self) -> Result<()> {
         if self.eat_newline() {
             Ok(())

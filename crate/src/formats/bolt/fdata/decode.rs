@@ -12,32 +12,85 @@ use crate::formats::bolt::text::{FieldReader, FIELD_SEPARATOR};
 /// `boltedcollection` first, llvm-bolt 22 only reads `no_lbr` first). Errors carry
 /// llvm-bolt's line and BOLT's column plus one (1-based).
 pub fn decode(data: &[u8]) -> Result<Fdata<'_>> {
-    let mut r = FieldReader::new(data);
     let mut fdata = Fdata::default();
+    let mut header = None;
+    let (branches, samples, memory) = (&mut fdata.branches, &mut fdata.samples, &mut fdata.memory);
+    let ignored = read(
+        data,
+        |h| header = Some(h),
+        |record| match record {
+            Record::Branch(b) => branches.push(b),
+            Record::Sample(s) => samples.push(s),
+            Record::Memory(m) => memory.push(m),
+        },
+    )?;
+    if let Some(h) = header {
+        fdata.bolted_collection = h.bolted_collection;
+        fdata.no_lbr = h.no_lbr;
+    }
+    fdata.ignored_from_line = ignored;
+    Ok(fdata)
+}
+
+/// The header lines of an fdata profile.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header<'a> {
+    pub bolted_collection: bool,
+    pub no_lbr: Option<Vec<Cow<'a, [u8]>>>,
+}
+
+/// One record of an fdata profile, as `read` hands it over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Record<'a> {
+    Branch(Branch<'a>),
+    Sample(Sample<'a>),
+    Memory(MemoryAccess<'a>),
+}
+
+/// `decode` without collecting: `header` gets the header lines (before any record),
+/// `record` every record in file order. Returns the line from which text was
+/// ignored, if any.
+pub fn read<'a>(
+    data: &'a [u8],
+    header: impl FnOnce(Header<'a>),
+    mut record: impl FnMut(Record<'a>),
+) -> Result<Option<u64>> {
+    let mut r = FieldReader::new(data);
+    let mut head = Header::default();
     for _ in 0..2 {
-        if fdata.no_lbr.is_none() && r.rest().starts_with(b"no_lbr") {
-            fdata.no_lbr = Some(no_lbr_events(&mut r)?);
-        } else if !fdata.bolted_collection && r.eat(b"boltedcollection") {
+        if head.no_lbr.is_none() && r.rest().starts_with(b"no_lbr") {
+            head.no_lbr = Some(no_lbr_events(&mut r)?);
+        } else if !head.bolted_collection && r.eat(b"boltedcollection") {
             if !r.eat_newline() {
                 return Err(r.error("malformed boltedcollection line"));
             }
-            fdata.bolted_collection = true;
+            head.bolted_collection = true;
         }
     }
     let starts = |r: &FieldReader<'_>, kinds: &[u8]| r.first().is_some_and(|b| kinds.contains(&b));
     if !starts(&r, b"012345") {
         return Err(r.error("a branch, sample or memory line (no valid profile data found)"));
     }
-    // Records are only pushed after the whole line is read: a count read from the
-    // file never sizes an allocation.
+    let no_lbr = head.no_lbr.is_some();
+    header(head);
+    // Records are only handed over after the whole line is read: a count read from
+    // the file never sizes an allocation.
     while starts(&r, b"012") {
         let line = r.line();
+        if !no_lbr {
+            // Most lines are spelled as perf2bolt writes them: read those directly.
+            if let Some((branch, len)) = plain_branch(r.rest(), line) {
+                r.skip_line(len);
+                record(Record::Branch(branch));
+                continue;
+            }
+        }
         let from = location(&mut r, false)?;
         r.skip_separators();
-        if fdata.no_lbr.is_some() {
+        if no_lbr {
             let count = r.decimal(FIELD_SEPARATOR, true)?;
             end_of_line(&mut r)?;
-            fdata.samples.push(Sample { at: from, count, line });
+            record(Record::Sample(Sample { at: from, count, line }));
             continue;
         }
         let to = location(&mut r, false)?;
@@ -46,7 +99,7 @@ pub fn decode(data: &[u8]) -> Result<Fdata<'_>> {
         r.skip_separators();
         let count = r.decimal(FIELD_SEPARATOR, true)?;
         end_of_line(&mut r)?;
-        fdata.branches.push(Branch { from, to, mispredicted, count, line });
+        record(Record::Branch(Branch { from, to, mispredicted, count, line }));
     }
     while starts(&r, b"345") {
         let line = r.line();
@@ -56,14 +109,113 @@ pub fn decode(data: &[u8]) -> Result<Fdata<'_>> {
         r.skip_separators();
         let count = r.decimal(FIELD_SEPARATOR, true)?;
         end_of_line(&mut r)?;
-        fdata.memory.push(MemoryAccess { pc, address, count, line });
+        record(Record::Memory(MemoryAccess { pc, address, count, line }));
     }
-    if !r.is_empty() {
-        fdata.ignored_from_line = Some(r.line());
-    }
-    Ok(fdata)
+    Ok(if r.is_empty() { None } else { Some(r.line()) })
 }
 
+/// A branch line in its plain spelling (`K NAME HEX K NAME HEX DEC DEC\n`: single
+/// spaces, names without backslashes, numbers that fit, counts not negative) and
+/// its length with the newline; `None` for anything else, which the field reader
+/// then reads (and accepts or rejects) as BOLT does. For a plain line both read
+/// the same fields.
+fn plain_branch(rest: &[u8], line: u64) -> Option<(Branch<'_>, usize)> {
+    let mut at = 0usize;
+    let from = plain_location(rest, &mut at)?;
+    let to = plain_location(rest, &mut at)?;
+    let mispredicted = plain_decimal(rest, &mut at, b' ')?;
+    let count = plain_decimal(rest, &mut at, b'\n')?;
+    Some((Branch { from, to, mispredicted, count, line }, at))
+}
+
+fn plain_location<'a>(rest: &'a [u8], at: &mut usize) -> Option<Location<'a>> {
+    let kind = match rest.get(*at..at.checked_add(2)?)? {
+        [b'0', b' '] => SymbolKind::NotSymbol,
+        [b'1', b' '] => SymbolKind::Symbol,
+        [b'2', b' '] => SymbolKind::LocalSymbol,
+        _ => return None,
+    };
+    let start = at.checked_add(2)?;
+    let tail = rest.get(start..)?;
+    let len = name_end(tail)?;
+    if len == 0 || tail.get(len) != Some(&b' ') {
+        return None;
+    }
+    let name = tail.get(..len)?;
+    let digits = len.checked_add(1)?;
+    let mut i = digits;
+    let mut offset = 0u64;
+    loop {
+        let b = *tail.get(i)?;
+        let d = hex_digit(b);
+        if d == NOT_HEX {
+            if b != b' ' || i == digits {
+                return None;
+            }
+            break;
+        }
+        if i.wrapping_sub(digits) >= 16 {
+            return None;
+        }
+        offset = (offset << 4) | u64::from(d);
+        i = i.checked_add(1)?;
+    }
+    *at = start.checked_add(i)?.checked_add(1)?;
+    Some(Location { kind, name: Cow::Borrowed(name), offset })
+}
+
+const NOT_HEX: u8 = 0xff;
+
+/// The value of a hex digit, `NOT_HEX` for other bytes.
+fn hex_digit(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => b.wrapping_sub(b'0'),
+        b'a'..=b'f' => b.wrapping_sub(b'a').wrapping_add(10),
+        b'A'..=b'F' => b.wrapping_sub(b'A').wrapping_add(10),
+        _ => NOT_HEX,
+    }
+}
+
+/// Where the first space, backslash or newline of `bytes` is, eight bytes at a time.
+fn name_end(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    let mut at = 0usize;
+    while let Some(chunk) = bytes.get(at..at.wrapping_add(8)) {
+        let w = u64::from_le_bytes(chunk.try_into().ok()?);
+        // The lowest flagged byte is exact (borrows only run upwards).
+        let hits = zero_bytes(w ^ (ONES * u64::from(b' ')))
+            | zero_bytes(w ^ (ONES * u64::from(b'\\')))
+            | zero_bytes(w ^ (ONES * u64::from(b'\n')));
+        if hits != 0 {
+            return Some(at.wrapping_add((hits.trailing_zeros() / 8) as usize));
+        }
+        at = at.wrapping_add(8);
+    }
+    let tail = bytes.get(at..)?;
+    tail.iter().position(|&b| b == b' ' || b == b'\\' || b == b'\n').map(|i| i.wrapping_add(at))
+}
+
+/// Digits (at most 18: no overflow) then `end`.
+fn plain_decimal(rest: &[u8], at: &mut usize, end: u8) -> Option<i64> {
+    let tail = rest.get(*at..)?;
+    let mut n = 0i64;
+    let mut i = 0usize;
+    loop {
+        let b = *tail.get(i)?;
+        if b == end && i > 0 {
+            break;
+        }
+        if !b.is_ascii_digit() || i >= 18 {
+            return None;
+        }
+        n = n.wrapping_mul(10).wrapping_add(i64::from(b.wrapping_sub(b'0')));
+        i = i.wrapping_add(1);
+    }
+    *at = at.checked_add(i)?.checked_add(1)?;
+    Some(n)
+}
 /// `no_lbr`, then (after at most one space) event names up to the end of the line.
 fn no_lbr_events<'a>(r: &mut FieldReader<'a>) -> Result<Vec<Cow<'a, [u8]>>> {
     r.eat(b"no_lbr");

@@ -8,12 +8,16 @@
 //! line: merge-fdata does not carry the event names over. Records come out in the
 //! order they were first seen (merge-fdata's order is its hash table's).
 
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
+use core::cell::Cell;
 use core::fmt;
 
 use hashbrown::HashMap;
 
+use super::decode::{read, Header, Record};
 use super::{Branch, Fdata, Location, MemoryAccess, Sample};
+use crate::error::Result as DecodeResult;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MergeError {
@@ -39,60 +43,385 @@ impl fmt::Display for MergeError {
 
 /// Sums `inputs` into one profile.
 pub fn merge<'a>(inputs: &[Fdata<'a>]) -> Result<Fdata<'a>, MergeError> {
-    let Some(first) = inputs.first() else { return Ok(Fdata::default()) };
-    let mut merged = Fdata {
-        bolted_collection: first.bolted_collection,
-        no_lbr: first.no_lbr.as_ref().map(|_| Vec::new()),
-        ..Fdata::default()
-    };
-    let mut branches: HashMap<(&Location<'a>, &Location<'a>), usize> = HashMap::new();
-    let mut samples: HashMap<&Location<'a>, usize> = HashMap::new();
-    let mut memory: HashMap<(&Location<'a>, &Location<'a>), usize> = HashMap::new();
+    let mut merger = Merger::new();
     for (input, fdata) in inputs.iter().enumerate() {
-        if fdata.bolted_collection != first.bolted_collection {
-            return Err(MergeError::MixedModes { input, header: "boltedcollection" });
-        }
-        if fdata.no_lbr.is_some() != first.no_lbr.is_some() {
-            return Err(MergeError::MixedModes { input, header: "no_lbr" });
-        }
-        let negative = |line| MergeError::NegativeCount { input, line };
+        merger.header(input, fdata.bolted_collection, fdata.no_lbr.is_some());
         for b in &fdata.branches {
-            if b.count < 0 || b.mispredicted < 0 {
-                return Err(negative(b.line));
-            }
-            let at = *branches.entry((&b.from, &b.to)).or_insert_with(|| {
-                merged.branches.push(Branch { mispredicted: 0, count: 0, line: 0, ..b.clone() });
-                merged.branches.len().saturating_sub(1)
-            });
-            if let Some(m) = merged.branches.get_mut(at) {
-                m.count = m.count.saturating_add(b.count);
-                m.mispredicted = m.mispredicted.saturating_add(b.mispredicted);
-            }
+            merger.branch(input, b.clone());
         }
         for s in &fdata.samples {
-            if s.count < 0 {
-                return Err(negative(s.line));
-            }
-            let at = *samples.entry(&s.at).or_insert_with(|| {
-                merged.samples.push(Sample { count: 0, line: 0, ..s.clone() });
-                merged.samples.len().saturating_sub(1)
-            });
-            if let Some(m) = merged.samples.get_mut(at) {
-                m.count = m.count.saturating_add(s.count);
-            }
+            merger.sample(input, s.clone());
         }
-        for a in &fdata.memory {
-            if a.count < 0 {
-                return Err(negative(a.line));
-            }
-            let at = *memory.entry((&a.pc, &a.address)).or_insert_with(|| {
-                merged.memory.push(MemoryAccess { count: 0, line: 0, ..a.clone() });
-                merged.memory.len().saturating_sub(1)
-            });
-            if let Some(m) = merged.memory.get_mut(at) {
-                m.count = m.count.saturating_add(a.count);
+        for m in &fdata.memory {
+            merger.memory(input, m.clone());
+        }
+    }
+    merger.finish()
+}
+
+/// `merge` as the inputs are read: `add` decodes an fdata file straight into the
+/// sums, without a list of its records. Several mergers can take consecutive runs
+/// of the inputs (on several threads) and `absorb` the later ones in order: the
+/// result, and the first error, are `merge`'s.
+pub struct Merger<'a> {
+    /// `boltedcollection` and `no_lbr` of the first input, once known.
+    first: Option<(bool, bool)>,
+    merged: Fdata<'a>,
+    error: Option<MergeError>,
+    /// Names by their spelling, and their numbers in the keys below.
+    names: HashMap<Cow<'a, [u8]>, u64>,
+    spellings: Vec<Cow<'a, [u8]>>,
+    /// The last name looked up: records of one function come together.
+    last: Option<u64>,
+    /// Branches by the number of their source's name: the records of one function
+    /// come together in a file, so its table stays in the cache while they are read.
+    /// Each entry: the record's index in `merged.branches`.
+    branches: Vec<HashMap<[u64; 4], usize, KeyHash>>,
+    /// The count and mispredictions summed so far of each merged branch.
+    sums: Vec<[i64; 2]>,
+    /// The merged branch the next record most likely is: profiles of one binary
+    /// list their records in much the same order, so the record after the last
+    /// one matched is tried first, by its spelling, before any hashing.
+    next: usize,
+    samples: HashMap<[u64; 2], usize, KeyHash>,
+    memory: HashMap<[u64; 4], usize, KeyHash>,
+}
+
+/// The hash of the numeric keys above: a multiply and rotate per word and
+/// splitmix64's finish (foldhash's general path took most of the merge's time).
+#[derive(Clone, Copy, Default)]
+struct KeyHash;
+
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl core::hash::BuildHasher for KeyHash {
+    type Hasher = KeyHasher;
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher(0)
+    }
+}
+
+impl core::hash::Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(23) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+impl Default for Merger<'_> {
+    fn default() -> Self {
+        Merger::new()
+    }
+}
+
+impl<'a> Merger<'a> {
+    pub fn new() -> Self {
+        Merger {
+            first: None,
+            merged: Fdata::default(),
+            error: None,
+            names: HashMap::new(),
+            spellings: Vec::new(),
+            last: None,
+            branches: Vec::new(),
+            sums: Vec::new(),
+            next: 0,
+            samples: HashMap::default(),
+            memory: HashMap::default(),
+        }
+    }
+
+    /// A merger for inputs after the first, whose headers (`boltedcollection`,
+    /// `no_lbr`) all inputs must have.
+    pub fn after_first(bolted_collection: bool, no_lbr: bool) -> Self {
+        let mut merger = Merger::new();
+        merger.header(0, bolted_collection, no_lbr);
+        merger
+    }
+
+    /// Decodes input number `input` (`decode`'s errors) into the sums. A merge error
+    /// (mixed modes, a negative count) is kept for `finish`; the inputs after it are
+    /// still decoded, since `merge` decodes every input first.
+    pub fn add(&mut self, input: usize, data: &'a [u8]) -> DecodeResult<()> {
+        // The header is checked before the input's records, as `merge` does.
+        let header = Cell::new(None);
+        read(
+            data,
+            |h: Header<'a>| header.set(Some((h.bolted_collection, h.no_lbr.is_some()))),
+            |record| {
+                if let Some((bolted, no_lbr)) = header.take() {
+                    self.header(input, bolted, no_lbr);
+                }
+                match record {
+                    Record::Branch(b) => self.branch(input, b),
+                    Record::Sample(s) => self.sample(input, s),
+                    Record::Memory(m) => self.memory(input, m),
+                }
+            },
+        )?;
+        if let Some((bolted, no_lbr)) = header.take() {
+            self.header(input, bolted, no_lbr);
+        }
+        Ok(())
+    }
+
+    /// Adds what `later` summed (the inputs after this merger's) in their order.
+    pub fn absorb(&mut self, mut later: Merger<'a>) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(e) = later.error {
+            self.error = Some(e);
+            return;
+        }
+        later.settle();
+        for b in later.merged.branches {
+            self.branch(0, b);
+        }
+        for s in later.merged.samples {
+            self.sample(0, s);
+        }
+        for m in later.merged.memory {
+            self.memory(0, m);
+        }
+    }
+
+    pub fn finish(mut self) -> Result<Fdata<'a>, MergeError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => {
+                self.settle();
+                Ok(self.merged)
             }
         }
     }
-    Ok(merged)
+
+    /// Writes the branch sums into the merged records.
+    fn settle(&mut self) {
+        for (b, [count, mispredicted]) in self.merged.branches.iter_mut().zip(&self.sums) {
+            b.count = *count;
+            b.mispredicted = *mispredicted;
+        }
+    }
+
+    fn header(&mut self, input: usize, bolted_collection: bool, no_lbr: bool) {
+        let Some((first_bolted, first_no_lbr)) = self.first else {
+            self.first = Some((bolted_collection, no_lbr));
+            self.merged.bolted_collection = bolted_collection;
+            self.merged.no_lbr = no_lbr.then(Vec::new);
+            return;
+        };
+        if bolted_collection != first_bolted {
+            self.fail(MergeError::MixedModes { input, header: "boltedcollection" });
+        } else if no_lbr != first_no_lbr {
+            self.fail(MergeError::MixedModes { input, header: "no_lbr" });
+        }
+    }
+
+    fn fail(&mut self, error: MergeError) {
+        self.error.get_or_insert(error);
+    }
+
+    /// The key of a location: its name's number and kind, and its offset.
+    fn key(&mut self, at: &Location<'a>) -> [u64; 2] {
+        let name: &[u8] = &at.name;
+        let last = self.last.and_then(|id| Some(id).zip(self.spellings.get(usize::try_from(id).ok()?)));
+        let id = match last {
+            Some((id, spelling)) if **spelling == *name => id,
+            _ => {
+                let id = match self.names.get(name) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.spellings.len() as u64;
+                        self.spellings.push(at.name.clone());
+                        self.names.insert(at.name.clone(), id);
+                        id
+                    }
+                };
+                self.last = Some(id);
+                id
+            }
+        };
+        [id << 2 | at.kind as u64, at.offset]
+    }
+
+    fn location(&self, key: [u64; 2], at: Location<'a>) -> Location<'a> {
+        spelled(&self.spellings, key, at)
+    }
+
+    fn branch(&mut self, input: usize, b: Branch<'a>) {
+        if self.error.is_some() {
+            return;
+        }
+        if b.count < 0 || b.mispredicted < 0 {
+            return self.fail(MergeError::NegativeCount { input, line: b.line });
+        }
+        let same = |x: &Location<'_>, y: &Location<'_>| x.offset == y.offset && x.kind == y.kind && x.name == y.name;
+        let guess = self.merged.branches.get(self.next).is_some_and(|m| same(&m.from, &b.from) && same(&m.to, &b.to));
+        let at = if guess {
+            self.next
+        } else {
+            let [f0, f1] = self.key(&b.from);
+            let [t0, t1] = self.key(&b.to);
+            let Ok(function) = usize::try_from(f0 >> 2) else { return };
+            if self.branches.len() <= function {
+                self.branches.resize_with(function.saturating_add(1), HashMap::default);
+            }
+            let Some(table) = self.branches.get_mut(function) else { return };
+            let key = [f0 & 3, f1, t0, t1];
+            match table.get(&key) {
+                Some(&at) => at,
+                None => {
+                    let from = spelled(&self.spellings, [f0, f1], b.from);
+                    let to = spelled(&self.spellings, [t0, t1], b.to);
+                    self.merged.branches.push(Branch { from, to, mispredicted: 0, count: 0, line: 0 });
+                    self.sums.push([0, 0]);
+                    let at = self.merged.branches.len().saturating_sub(1);
+                    table.insert(key, at);
+                    at
+                }
+            }
+        };
+        self.next = at.saturating_add(1);
+        if let Some(sums) = self.sums.get_mut(at) {
+            sums[0] = sums[0].saturating_add(b.count);
+            sums[1] = sums[1].saturating_add(b.mispredicted);
+        }
+    }
+
+    fn sample(&mut self, input: usize, s: Sample<'a>) {
+        if self.error.is_some() {
+            return;
+        }
+        if s.count < 0 {
+            return self.fail(MergeError::NegativeCount { input, line: s.line });
+        }
+        let key = self.key(&s.at);
+        let at = match self.samples.get(&key) {
+            Some(&at) => at,
+            None => {
+                let at = self.location(key, s.at);
+                self.merged.samples.push(Sample { at, count: 0, line: 0 });
+                let i = self.merged.samples.len().saturating_sub(1);
+                self.samples.insert(key, i);
+                i
+            }
+        };
+        if let Some(m) = self.merged.samples.get_mut(at) {
+            m.count = m.count.saturating_add(s.count);
+        }
+    }
+
+    fn memory(&mut self, input: usize, a: MemoryAccess<'a>) {
+        if self.error.is_some() {
+            return;
+        }
+        if a.count < 0 {
+            return self.fail(MergeError::NegativeCount { input, line: a.line });
+        }
+        let [p0, p1] = self.key(&a.pc);
+        let [a0, a1] = self.key(&a.address);
+        let at = match self.memory.get(&[p0, p1, a0, a1]) {
+            Some(&at) => at,
+            None => {
+                let pc = self.location([p0, p1], a.pc);
+                let address = self.location([a0, a1], a.address);
+                self.merged.memory.push(MemoryAccess { pc, address, count: 0, line: 0 });
+                let i = self.merged.memory.len().saturating_sub(1);
+                self.memory.insert([p0, p1, a0, a1], i);
+                i
+            }
+        };
+        if let Some(m) = self.merged.memory.get_mut(at) {
+            m.count = m.count.saturating_add(a.count);
+        }
+    }
+}
+
+/// `at` with the spelling of its name that was seen first.
+fn spelled<'a>(spellings: &[Cow<'a, [u8]>], key: [u64; 2], at: Location<'a>) -> Location<'a> {
+    match spellings.get(usize::try_from(key[0] >> 2).unwrap_or(usize::MAX)) {
+        Some(name) => Location { name: name.clone(), ..at },
+        None => at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::bolt::fdata::{decode, write};
+
+    fn text(f: &Fdata<'_>) -> Vec<u8> {
+        let mut out = Vec::new();
+        write(f, &mut out);
+        out
+    }
+
+    #[test]
+    fn streamed_and_split_merges_equal_merge() {
+        let a: &[u8] = b"1 f 10 1 f 20 0 5\n1 f 10 1 g 0 0 2\n1 f\\ x 1 1 h 0 0 1\n";
+        // Other spellings of the same records (two spaces, a leading zero, upper
+        // case hex) and records a, b and c do not share.
+        let b: &[u8] = b"1 f  10 1 f 20 0 5\n1 f 010 1 g 0 1 3\n2 s 1 1 f 1A 0 7\n";
+        let c: &[u8] = b"1 f 10 1 f 20 0 1\n2 s 1 1 f 1a 0 1\n1 h 0 1 h 4 0 9\n";
+        let inputs = [a, b, c];
+        let decoded: Vec<_> = inputs.iter().map(|d| decode(d).unwrap()).collect();
+        let expected = text(&merge(&decoded).unwrap());
+        assert_eq!(
+            expected,
+            b"1 f 10 1 f 20 0 11\n1 f 10 1 g 0 1 5\n1 f\\ x 1 1 h 0 0 1\n2 s 1 1 f 1a 0 8\n1 h 0 1 h 4 0 9\n"
+        );
+        for split in 0..=inputs.len() {
+            let mut first = Merger::new();
+            for (i, d) in inputs.iter().enumerate().take(split) {
+                first.add(i, d).unwrap();
+            }
+            let mut later = Merger::after_first(false, false);
+            for (i, d) in inputs.iter().enumerate().skip(split) {
+                later.add(i, d).unwrap();
+            }
+            if split == 0 {
+                first = later;
+            } else {
+                first.absorb(later);
+            }
+            assert_eq!(text(&first.finish().unwrap()), expected, "split at {split}");
+        }
+    }
+
+    #[test]
+    fn streamed_merge_keeps_the_first_error() {
+        let lbr: &[u8] = b"1 f 0 1 f 4 0 1\n";
+        let negative: &[u8] = b"1 f 0 1 f 4 0 1\n1 f 0 1 f 8 0 -1\n";
+        let no_lbr: &[u8] = b"no_lbr cycles\n1 f 0 3\n";
+        let mut m = Merger::new();
+        m.add(0, lbr).unwrap();
+        m.add(1, negative).unwrap();
+        m.add(2, no_lbr).unwrap();
+        assert_eq!(m.finish().unwrap_err(), MergeError::NegativeCount { input: 1, line: 2 });
+        let mut m = Merger::new();
+        m.add(0, lbr).unwrap();
+        let mut later = Merger::after_first(false, false);
+        later.add(1, no_lbr).unwrap();
+        later.add(2, negative).unwrap();
+        m.absorb(later);
+        assert_eq!(m.finish().unwrap_err(), MergeError::MixedModes { input: 1, header: "no_lbr" });
+        // Decoding errors are decode's, line and column.
+        let bad: &[u8] = b"1 f 0 1 f 4 0 1\n1 f 0 1 f 4 x 1\n";
+        assert_eq!(Merger::new().add(0, bad).unwrap_err(), decode(bad).unwrap_err());
+    }
 }

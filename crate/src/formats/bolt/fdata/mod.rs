@@ -14,8 +14,8 @@ mod write;
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-pub use self::decode::decode;
-pub use self::merge::{merge, MergeError};
+pub use self::decode::{decode, read, Header, Record};
+pub use self::merge::{merge, MergeError, Merger};
 pub use self::write::{write, write_location, write_name};
 use crate::format::{Detection, Format};
 use crate::read::{fields, head_lines, is_decimal, is_hex};
