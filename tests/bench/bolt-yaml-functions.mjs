@@ -1,0 +1,127 @@
+// BOLT YAML page benchmark (not part of `npm test`): drops FILE (a BOLT YAML
+// profile) on the page, as a user's drag and drop (a DataTransfer holding the File,
+// dispatched as dragenter, dragover and drop), and prints the time from the drop to
+// the first rows of the Functions table it opens on, and the peak resident size of
+// the tab's process (page and worker: the renderer that grew the most), sampled
+// every 50 ms, against the file's size.
+//
+//   npm run build && node tests/bench/bolt-yaml-functions.mjs FILE.yaml [MORE.yaml...]
+//
+// With several files, each is dropped on a fresh page in turn. Output ends with one
+// line of JSON for scripts: [{"file","bytes","firstRowsMs","tabPeakBytes",
+// "tabPeakPerFileByte","allGrowthBytes","functions"}, ...].
+
+import { execFileSync } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+
+import { launch, serve } from '../lib/harness.mjs';
+
+const files = process.argv.slice(2);
+if (!files.length) {
+  console.error('usage: node tests/bench/bolt-yaml-functions.mjs FILE.yaml [MORE.yaml...]');
+  process.exit(2);
+}
+
+/** Resident memory of chromium's processes: { all, renderers: Map(pid → bytes) }. */
+function chromiumRss() {
+  const out = { all: 0, renderers: new Map() };
+  try {
+    const ps = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' });
+    for (const line of ps.split('\n').filter((l) => /chrom/.test(l))) {
+      const [pid, rss, ...args] = line.trim().split(/\s+/);
+      const bytes = Number(rss) * 1024;
+      out.all += bytes;
+      if (args.join(' ').includes('--type=renderer')) out.renderers.set(pid, bytes);
+    }
+  } catch {
+    out.all = NaN;
+  }
+  return out;
+}
+
+const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
+
+async function one(browser, url, file) {
+  const bytes = (await stat(file)).size;
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
+  // The File comes from a file input of our own (Playwright hands the page the
+  // file on disk, not a copy made in the page), then is dropped.
+  await page.evaluate(() => {
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.id = 'bench-file';
+    input.style.display = 'none';
+    document.body.append(input);
+  });
+  await page.locator('#bench-file').setInputFiles(file);
+
+  const base = chromiumRss();
+  let peakAll = base.all;
+  const peaks = new Map();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const now = chromiumRss();
+      peakAll = Math.max(peakAll, now.all);
+      for (const [pid, b] of now.renderers) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, b));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+
+  const start = performance.now();
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(document.getElementById('bench-file').files[0]);
+    const target = document.querySelector('main') ?? document.body;
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }
+  });
+  const name = path.basename(file);
+  await page.locator('[role=status]').filter({ hasText: name }).waitFor({ timeout: 600000 });
+  await page.getByRole('tab', { name: 'Functions', selected: true }).waitFor({ timeout: 600000 });
+  await page.locator('.bolt-functions .fn-body [role=row][data-id]').first().waitFor({ timeout: 600000 });
+  const firstRows = performance.now() - start;
+  // Memory settles after the rows are drawn (the worker may still be working).
+  await new Promise((r) => setTimeout(r, 500));
+  sampling = false;
+  await sampler;
+  const functions = Number(await page.getByRole('table', { name: 'Functions' }).getAttribute('aria-rowcount'));
+  let tab = 0;
+  let growth = -1;
+  for (const [pid, peak] of peaks) {
+    const grew = peak - (base.renderers.get(pid) ?? 0);
+    if (grew > growth) [growth, tab] = [grew, peak];
+  }
+  await page.close();
+  if (errors.length) throw errors[0];
+  console.log(`file: ${file} (${mb(bytes)}), ${functions} functions`);
+  console.log(`drop → first Functions rows drawn: ${firstRows.toFixed(0)} ms`);
+  console.log(`tab peak: ${mb(tab)} (${(tab / bytes).toFixed(2)}× the file; it grew ${mb(growth)}); all chromium processes grew ${mb(peakAll - base.all)}`);
+  return {
+    file,
+    bytes,
+    firstRowsMs: Math.round(firstRows),
+    tabPeakBytes: tab,
+    tabPeakPerFileByte: Number((tab / bytes).toFixed(3)),
+    tabGrowthBytes: growth,
+    allGrowthBytes: peakAll - base.all,
+    functions,
+  };
+}
+
+const server = await serve();
+const browser = await launch();
+try {
+  const results = [];
+  for (const file of files) results.push(await one(browser, server.url, file));
+  console.log(JSON.stringify(results));
+} finally {
+  await browser.close();
+  await server.close();
+}
