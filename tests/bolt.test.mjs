@@ -229,3 +229,25 @@ test('an fdata profile\'s branch and memory lines are tables, largest count firs
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'s profile: BOLT functions and CFGs', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const files = ['bolt-perf/cprog/cprog.brstack.perf.data', 'bolt-perf/cprog/cprog'];
+  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+  await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });
+  await rows(page).first().waitFor();
+  // llvm-bolt's execution counts with the fdata perf2bolt wrote from this recording.
+  const printed = printedExecCounts(await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.brstack.cfg.txt'), 'utf8'));
+  const shown = await shownRows(page);
+  for (const [name, exec] of printed) {
+    assert.equal(shown.find((r) => r.name === name)?.exec, exec, name);
+  }
+  await rows(page).filter({ hasText: /^hot_loop/ }).first().click();
+  await page.locator('.bolt-cfg .cfg-binary', { hasText: 'code from cprog' }).waitFor({ timeout: 15000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -248,6 +248,9 @@ pub struct FileSummary {
     pub views_error: Option<Failure>,
     /// The events and time span of a file with call stacks.
     pub stacks: Option<StacksInfo>,
+    /// Branches that the profiled binary turns into a BOLT profile, as perf2bolt
+    /// does (a perf.data with branch stacks, a pre-aggregated profile).
+    pub branch_profile: bool,
 }
 
 /// A dump node without its children.

@@ -448,8 +448,10 @@ impl State {
         let Some(doc) = self.doc(id) else { return };
         let names_frames = doc.summary.as_ref().is_some_and(Kind::names_frames);
         let back = doc.added_over.filter(|_| names_frames && self.current == Some(id)).filter(|&over| {
-            self.doc(over)
-                .is_some_and(|o| o.has_stacks() || o.summary.as_ref().is_some_and(|s| s.needs_binary() || s.is_bolt()))
+            self.doc(over).is_some_and(|o| {
+                o.has_stacks()
+                    || o.summary.as_ref().is_some_and(|s| s.needs_binary() || s.is_bolt() || s.branch_profile)
+            })
         });
         match back {
             Some(over) => self.current = Some(over),
@@ -484,8 +486,9 @@ impl State {
             .iter()
             .filter(ready)
             .filter(|d| {
-                d.summary.as_ref().is_some_and(|s| s.needs_binary() || (s.is_bolt() && d.correlated_with.is_none()))
-                    && d.binary_tried != Some(binary)
+                d.summary.as_ref().is_some_and(|s| {
+                    s.needs_binary() || ((s.is_bolt() || s.branch_profile) && d.correlated_with.is_none())
+                }) && d.binary_tried != Some(binary)
             })
             .map(|d| d.id)
             .collect();

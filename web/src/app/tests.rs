@@ -29,6 +29,7 @@ fn summary(format: &str, views: &[View], open_on: View) -> FileSummary {
         open_on,
         views_error: None,
         stacks: None,
+        branch_profile: false,
     }
 }
 
@@ -540,4 +541,27 @@ fn a_bolt_profile_is_offered_the_elf_and_its_graph_is_asked_again_with_the_code(
     s.update(Action::Add { id: 3, name: "q".into(), size: 100, demo: false, select: false });
     open(&mut s, 3, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
     assert_eq!(s.outbox.queue.iter().filter(|e| matches!(e.request, Request::Correlate { .. })).count(), 1);
+}
+
+#[test]
+fn a_recording_with_branch_stacks_is_offered_the_elf_to_become_a_bolt_profile() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p.perf.data".into(), size: 100, demo: false, select: true });
+    let mut perf = stacks_summary();
+    perf.branch_profile = true;
+    open(&mut s, 1, perf, info("file", 0, 100, false), vec![]);
+    s.update(Action::Add { id: 2, name: "p".into(), size: 100, demo: false, select: true });
+    open(&mut s, 2, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
+    // Symbolized with it, and aggregated with it; the recording keeps the screen.
+    let asked: Vec<&Request> = s.outbox.queue.iter().filter(|e| e.doc == 1).map(|e| &e.request).collect();
+    assert!(asked.contains(&&Request::Symbolize { binaries: vec![2] }), "{asked:?}");
+    assert!(asked.contains(&&Request::Correlate { binary: 2 }), "{asked:?}");
+    assert_eq!(s.current, Some(1));
+    // Without branch stacks, only symbolized.
+    let mut t = State::default();
+    t.update(Action::Add { id: 1, name: "q.perf.data".into(), size: 100, demo: false, select: true });
+    open(&mut t, 1, stacks_summary(), info("file", 0, 100, false), vec![]);
+    t.update(Action::Add { id: 2, name: "q".into(), size: 100, demo: false, select: true });
+    open(&mut t, 2, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
+    assert!(!t.outbox.queue.iter().any(|e| matches!(e.request, Request::Correlate { .. })));
 }

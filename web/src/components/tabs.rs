@@ -24,7 +24,7 @@ pub fn Tabs(props: &Props) -> Html {
                     <button role="tab" id={format!("tab-{}", views::id(tab))} aria-selected={selected.to_string()}
                         aria-controls={format!("panel-{}", views::id(tab))} tabindex={if selected { "0" } else { "-1" }}
                         class={classes!("tab", selected.then_some("current"))} {onclick}>
-                        {views::title(tab)}
+                        {views::title_among(tab, &props.tabs)}
                     </button>
                 }
             }) }

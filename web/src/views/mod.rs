@@ -30,6 +30,15 @@ pub fn title(view: View) -> &'static str {
     }
 }
 
+/// A view's tab title among `tabs`: a recording turned into a BOLT profile has
+/// two function tables, the BOLT one says so.
+pub fn title_among(view: View, tabs: &[View]) -> &'static str {
+    match view {
+        View::BoltFunctions if tabs.contains(&View::Functions) => "BOLT functions",
+        _ => title(view),
+    }
+}
+
 /// A view's id in the page (tab and panel element ids).
 pub fn id(view: View) -> &'static str {
     match view {

@@ -44,17 +44,21 @@ pub struct BoltView {
 
 impl BoltView {
     pub fn fdata(data: &[u8]) -> Result<BoltView, Failure> {
-        let profile = fdata::decode(data).map_err(failure)?;
-        Ok(BoltView {
+        Ok(BoltView::from_fdata(owned(fdata::decode(data).map_err(failure)?)))
+    }
+
+    /// The views of an fdata profile already decoded (or aggregated from branches).
+    pub fn from_fdata(profile: fdata::Fdata<'static>) -> BoltView {
+        BoltView {
             rows: FunctionRows::from_fdata(&profile),
             yaml: None,
-            fdata: Some(owned(profile)),
+            fdata: Some(profile),
             binary: None,
             sorted: None,
             filtered: None,
             by_name: None,
             record_order: None,
-        })
+        }
     }
 
     pub fn yaml(data: &[u8]) -> Result<BoltView, Failure> {

@@ -21,6 +21,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use pgolens::formats::instrprof::{self, model::Profile};
+use pgolens::formats::perf::attr::sample_type;
+use pgolens::formats::perf::perf2bolt::{self, binary::Binary};
 use pgolens::formats::perf::PerfData;
 use pgolens::model::detail::KIND_NAMES;
 use pgolens::model::fdata_records::Records;
@@ -93,6 +95,17 @@ struct SymbolFile {
 
 /// The call stacks of the formats that have them (`None` for the others),
 /// symbolized with `symbols`. `progress(done, total)` is called as the records are read.
+/// Whether a binary turns the file into a BOLT profile: a pre-aggregated profile,
+/// or a perf.data whose samples carry branch stacks (perf2bolt's LBR mode).
+fn branch_profile(data: &[u8], format: Format) -> bool {
+    match format {
+        Format::BoltPreagg => true,
+        Format::PerfData => PerfData::parse_unindexed(data)
+            .is_ok_and(|p| p.events.iter().any(|e| e.attr.sample_type & sample_type::BRANCH_STACK != 0)),
+        _ => false,
+    }
+}
+
 fn stacks_of(
     data: &[u8],
     detection: &Detection,
@@ -181,6 +194,9 @@ impl Views {
 /// The views a decoded document offers, in tab order, and the one it opens on.
 fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView>) -> (Vec<View>, View) {
     let mut views = alloc::vec![View::Dump];
+    if stacks {
+        views.extend([View::Flame, View::Functions]);
+    }
     if let Some(bolt) = bolt {
         views.push(View::BoltFunctions);
         if bolt.has_graphs() {
@@ -190,9 +206,6 @@ fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView
             Records::Branches => View::BoltBranches,
             Records::Memory => View::BoltMemory,
         }));
-    }
-    if stacks {
-        views.extend([View::Flame, View::Functions]);
     }
     if instrprof {
         views.extend([View::Functions, View::Summary]);
@@ -316,6 +329,7 @@ impl Session {
             open_on,
             views_error,
             stacks: stacks.as_ref().map(StacksView::info),
+            branch_profile: branch_profile(&data, detection.format),
         };
         let opened = Opened { summary, root: node_info(&root), children: children(&root) };
         self.decoded =
@@ -341,6 +355,7 @@ impl Session {
             open_on,
             views_error: None,
             stacks: Some(stacks.info()),
+            branch_profile: false,
         };
         let opened = Opened { summary, root: node_info(&root), children: Vec::new() };
         // The detection is never used: the root has no deferred children to expand.
@@ -437,6 +452,23 @@ impl Session {
             return Err(fail(alloc::format!("{} is not an ELF binary", binary.name)));
         }
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        // Branches become a BOLT profile with the binary, as perf2bolt aggregates them.
+        if decoded.bolt.is_none() && branch_profile(&decoded.data, decoded.detection.format) {
+            let parsed = Binary::parse(&elf.data).map_err(failure)?;
+            let profile = match decoded.detection.format {
+                Format::BoltPreagg => perf2bolt::aggregate_preagg(&decoded.data, &parsed, false),
+                _ => PerfData::parse(&decoded.data)
+                    .and_then(|perf| perf2bolt::aggregate(&perf, &parsed, binary.name.as_bytes())),
+            }
+            .map_err(|e| fail(alloc::format!("{} with {}: {}", self.name, binary.name, e)))?;
+            let mut bolt = BoltView::from_fdata(profile.to_fdata_model());
+            bolt.binary = Some(binary_id);
+            decoded.bolt = Some(bolt);
+            let instrprof = decoded.views.is_some();
+            return Ok(
+                views_of(instrprof, decoded.memprof.is_some(), decoded.stacks.is_some(), decoded.bolt.as_ref()).0
+            );
+        }
         // A BOLT profile reads its code from the binary: graphs for fdata, instructions for all.
         if let Some(bolt) = decoded.bolt.as_mut() {
             bolt.matches(&elf.data).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
@@ -1066,6 +1098,37 @@ mod tests {
         let calls: Vec<&CfgInsn> =
             graph.blocks.iter().flat_map(|b| &b.code).filter(|i| i.text.starts_with("call")).collect();
         assert!(calls.iter().all(|i| i.note.is_some()) || calls.is_empty());
+    }
+
+    #[test]
+    fn branches_with_their_binary_become_perf2bolts_profile() {
+        let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+        elf.finish().unwrap();
+        for (input, reference) in [
+            ("bolt-perf/cprog/cprog.brstack.perf.data", "bolt-perf/cprog/cprog.brstack.fdata"),
+            ("bolt-perf/cprog/cprog.preagg-traces.txt", "bolt-perf/cprog/cprog.preagg-traces.fdata"),
+        ] {
+            let mut s = session(input.rsplit('/').next().unwrap(), &corpus(input));
+            let opened = s.finish().unwrap();
+            assert!(opened.summary.branch_profile, "{input}");
+            let views = s.correlate(2, &elf).unwrap();
+            assert!(views.contains(&View::BoltFunctions) && views.contains(&View::BoltCfg), "{input}: {views:?}");
+            // The function table is the one of the fdata perf2bolt wrote from the same input.
+            let mut theirs = session("ref.fdata", &corpus(reference));
+            theirs.finish().unwrap();
+            let rows = |s: &mut Session| -> Vec<Vec<Cell>> {
+                let mut page = s.table(&query(TableId::BoltFunctions, "name", false, ""), 0, 10_000).unwrap().rows;
+                page.sort_by_key(|r| name_of(&r.cells[0]).to_string());
+                page.into_iter().map(|r| r.cells).collect()
+            };
+            assert_eq!(rows(&mut s), rows(&mut theirs), "{input}");
+            // And its graphs come with the code.
+            let graph = s.bolt_cfg(None, Some(&elf)).unwrap();
+            assert!(graph.blocks.iter().all(|b| !b.code.is_empty()), "{input}");
+        }
+        // A perf.data without branch stacks is no BOLT profile.
+        let mut plain = session("cprog.fp.perf.data", &corpus("bolt-perf/cprog/cprog.fp.perf.data"));
+        assert!(!plain.finish().unwrap().summary.branch_profile);
     }
 
     #[test]
