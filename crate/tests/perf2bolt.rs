@@ -111,6 +111,31 @@ fn renamed_binary_is_found_by_build_id() {
     assert!(lines(&ours) == lines(&theirs), "{}", difference(&ours, &theirs));
 }
 
+/// Two functions' PIC jump tables side by side in `.rodata` (`crate/tests/data/perf2bolt-adjtables`,
+/// made with clang-22 and perf2bolt 22, see its README):
+/// perf2bolt ends `reduce`'s table where `destruct`'s starts, so `destruct`'s entries
+/// add no block boundaries to `reduce` and fall-throughs over those offsets record no
+/// edge. The pre-aggregated file has a real run's traces and one fall-through per
+/// block of BOLT's CFG.
+#[test]
+fn adjacent_jump_tables_end_each_other() {
+    let dir = common::crate_dir().join("tests/data/perf2bolt-adjtables");
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let elf = read("adjtables");
+    let data = read("adjtables.preagg.txt");
+    let binary = Binary::parse(&elf).unwrap();
+    let ours = perf2bolt::aggregate_preagg(&data, &binary, false).unwrap().to_fdata();
+    let theirs = String::from_utf8(read("adjtables.preagg.fdata")).unwrap();
+    assert!(lines(&ours) == lines(&theirs), "adjtables.preagg.fdata:\n{}", difference(&ours, &theirs));
+    assert_eq!(theirs.lines().count(), 117);
+    // Both tables are known, each with all its entries and no more.
+    let starts = perf2bolt::cfg::jump_tables(&binary);
+    assert_eq!(starts, [0x2004, 0x20c4]);
+    let reduce = binary.functions.iter().find(|f| f.name == "reduce/1").unwrap();
+    let cfg = perf2bolt::cfg::build(&binary, reduce).unwrap();
+    assert_eq!(cfg.jump_tables, [(0x2004, 48 * 4)]);
+}
+
 /// Another binary than the recorded one: perf2bolt stops ("failed to match build-id").
 #[test]
 fn binary_not_in_the_recording_is_an_error() {

@@ -7,10 +7,16 @@
 //! name in address order (`helper/1` in `cmain.c`, `helper/2` in `cutil.c`). A
 //! function's extent for address lookups is its `MaxSize`: up to the next symbol of
 //! its section, so alignment padding belongs to the function before it.
+//!
+//! With `--emit-relocs` relocations (BOLT's relocation mode, which perf2bolt runs in:
+//! every function is disassembled) it also keeps where data holds relocations against
+//! code, which end BOLT's jump tables, and a place for the start of every function's
+//! jump tables ([`super::cfg::jump_tables`]), each of which ends the table before it.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::{elf, LittleEndian};
@@ -76,6 +82,16 @@ pub struct Binary<'data> {
     pub objects: Vec<Object>,
     /// Landing pads of the LSDAs `.eh_frame` points to, sorted: they start blocks.
     pub landing_pads: Vec<u64>,
+    /// Static relocations against code are in the file (`--emit-relocs`: BOLT's
+    /// `HasRelocations`, "enabling relocation mode").
+    pub relocations: bool,
+    /// The addresses in data (non-executable sections) holding a relocation against
+    /// code, sorted, with whether it is PC-relative: BOLT's `DataPCRelocations` (PIC
+    /// jump-table entries) and its data-to-code relocations (absolute entries).
+    pub code_relocations: Vec<(u64, bool)>,
+    /// Every function's jump tables' addresses, made on first use by
+    /// [`super::cfg::jump_tables`].
+    pub(crate) jump_tables: OnceCell<Vec<u64>>,
 }
 
 fn bad(what: &'static str) -> impl Fn(object::Error) -> Error {
@@ -201,6 +217,7 @@ impl<'data> Binary<'data> {
         functions.extend(plt_functions(&table, data));
         functions.sort_by_key(|f| f.address);
         functions.dedup_by_key(|f| f.address);
+        let (relocations, code_relocations) = code_relocations(&table, data, &sections);
         let mut binary = Binary {
             data,
             fixed_load_address,
@@ -210,6 +227,9 @@ impl<'data> Binary<'data> {
             functions,
             objects,
             landing_pads: Vec::new(),
+            relocations,
+            code_relocations,
+            jump_tables: OnceCell::new(),
         };
         if let Some((address, bytes)) = eh_frame {
             binary.landing_pads = binary.landing_pads(address, bytes);
@@ -257,7 +277,17 @@ impl<'data> Binary<'data> {
             functions: alloc::vec![Function { name: "f".into(), address, size, max_size: size, plt: false }],
             objects: Vec::new(),
             landing_pads: Vec::new(),
+            relocations: false,
+            code_relocations: Vec::new(),
+            jump_tables: OnceCell::new(),
         }
+    }
+
+    /// Whether `address` holds a relocation against code (PC-relative or not) that
+    /// BOLT accepts for a jump-table entry.
+    pub fn has_code_relocation(&self, address: u64, pc_relative: bool) -> bool {
+        let at = self.code_relocations.partition_point(|r| r.0 < address);
+        self.code_relocations.get(at..).into_iter().flatten().take_while(|r| r.0 == address).any(|r| r.1 == pc_relative)
     }
 
     /// The function whose `[address, address + max_size)` holds `address`.
@@ -279,6 +309,50 @@ impl<'data> Binary<'data> {
         let end = start.checked_add(usize::try_from(len).ok()?)?;
         self.data.get(start..end)
     }
+}
+
+/// BOLT's relocation mode and the relocations from data to code of the static
+/// relocation sections (`--emit-relocs`: not allocated, `sh_info` naming the section
+/// they apply to; the dynamic `.rela.dyn` and `.rela.plt` are not of them). A
+/// relocation is against code when its symbol is defined in an executable section.
+fn code_relocations(
+    table: &object::read::elf::SectionTable<'_, elf::FileHeader64<LittleEndian>>,
+    data: &[u8],
+    sections: &[Section],
+) -> (bool, Vec<(u64, bool)>) {
+    let endian = LittleEndian;
+    let mut any = false;
+    let mut out = Vec::new();
+    let Ok(symtab) = table.symbols(endian, data, elf::SHT_SYMTAB) else { return (false, out) };
+    for section in table.iter() {
+        if section.sh_type(endian) != elf::SHT_RELA || section.sh_flags(endian).0 & elf::SHF_ALLOC.0 != 0 {
+            continue;
+        }
+        let Some(target) = usize::try_from(section.sh_info(endian)).ok().and_then(|i| sections.get(i)) else {
+            continue;
+        };
+        if target.size == 0 {
+            continue;
+        }
+        if target.executable {
+            any = true;
+            continue;
+        }
+        let Ok(Some((relocations, _))) = section.rela(endian, data) else { continue };
+        for r in relocations {
+            let kind = r.r_type(endian, false);
+            let Ok(sym) = symtab.symbol(object::SymbolIndex(r.r_sym(endian, false) as usize)) else { continue };
+            let to_code =
+                sym.st_shndx(endian).index().and_then(|i| sections.get(usize::from(i))).is_some_and(|s| s.executable);
+            if to_code {
+                let pc_relative =
+                    matches!(kind, elf::R_X86_64_PC8 | elf::R_X86_64_PC16 | elf::R_X86_64_PC32 | elf::R_X86_64_PC64);
+                out.push((r.r_offset.get(endian), pc_relative));
+            }
+        }
+    }
+    out.sort_unstable();
+    (any, out)
 }
 
 /// Reads one `DW_EH_PE_*`-encoded value of an LSDA (absolute, uleb/sleb or fixed

@@ -10,6 +10,13 @@
 //!   after a terminator is a block of its own, padding before a branch target ends
 //!   the block before it.
 //! * Calls do not end blocks.
+//! * A jump table is read as BOLT's `analyzeJumpTable` reads it after disassembling
+//!   every function: up to the next jump table in memory of *any* function (SQLite's
+//!   `yy_reduce` table is followed by `yy_destructor`'s, whose entries would
+//!   otherwise read as more targets in `yy_reduce`), in relocation mode only while
+//!   entries hold a relocation against code, and only while they point to an
+//!   instruction of the function (entries to its end, `__builtin_unreachable`, are
+//!   skipped).
 //!
 //! A function that does not disassemble (an invalid opcode) has no CFG, as in BOLT
 //! (not "simple"): traces through it are dropped.
@@ -84,8 +91,15 @@ pub fn is_return(binary: &Binary<'_>, address: u64) -> bool {
     !instruction.is_invalid() && instruction.flow_control() == FlowControl::Return
 }
 
-/// Disassembles `function` and splits it into blocks; None when it does not disassemble.
-pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
+/// A function's instructions (offset, kind) and the jump tables (address, entry
+/// size) its indirect jumps read, in the order of the jumps.
+struct Decoded {
+    instructions: Vec<(u64, Kind)>,
+    tables: Vec<(u64, u64)>,
+}
+
+/// Disassembles `function`; None when it does not disassemble.
+fn decode(binary: &Binary<'_>, function: &Function) -> Option<Decoded> {
     let bytes = binary.bytes_at(function.address, function.size)?;
     let start = function.address;
     let end = start.checked_add(u64::try_from(bytes.len()).ok()?)?;
@@ -93,10 +107,8 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
 
     let mut decoder = Decoder::with_ip(64, bytes, start, DecoderOptions::NONE);
     let mut instructions: Vec<(u64, Kind)> = Vec::new();
-    // (table address, entry size) of each indirect jump's table, read after the loop.
-    let mut pending: Vec<(u64, u64)> = Vec::new();
+    let mut tables: Vec<(u64, u64)> = Vec::new();
     let mut recent: Vec<Instruction> = Vec::new();
-    let mut labels: Vec<u64> = alloc::vec![0];
     let mut instruction = Instruction::default();
     while decoder.can_decode() {
         decoder.decode_out(&mut instruction);
@@ -111,16 +123,13 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             FlowControl::UnconditionalBranch => Kind::Jmp(inside(instruction.near_branch_target())),
             FlowControl::IndirectBranch => match jump_table_address(&instruction, &recent) {
                 Some(table) => {
-                    pending.push(table);
-                    Kind::JmpIndirect(Some(pending.len().wrapping_sub(1)))
+                    tables.push(table);
+                    Kind::JmpIndirect(Some(tables.len().wrapping_sub(1)))
                 }
                 None => Kind::JmpIndirect(None),
             },
             _ => Kind::Other,
         };
-        if let Kind::Jcc(Some(t)) | Kind::Jmp(Some(t)) = kind {
-            labels.push(t);
-        }
         instructions.push((offset, kind));
         // Enough to reach a PIC table's `lea` across the unrelated instructions
         // compilers schedule between it and the `jmp`.
@@ -129,23 +138,80 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
         }
         recent.push(instruction);
     }
-    // A table ends where another table of the function starts (adjacent tables
-    // would otherwise read as one) or at the next data symbol.
+    Some(Decoded { instructions, tables })
+}
+
+/// Where reading a table at `table` must stop before any other check: the next
+/// data symbol (pgolens's stand-in for BOLT's containing object) and, when given,
+/// the next of the sorted `tables` after it.
+fn table_limit(binary: &Binary<'_>, table: u64, tables: &[u64]) -> u64 {
+    let next_table = tables.get(tables.partition_point(|&t| t <= table)).copied().unwrap_or(u64::MAX);
+    let next_object = binary.objects.get(binary.objects.partition_point(|o| o.address <= table));
+    next_table.min(next_object.map_or(u64::MAX, |o| o.address))
+}
+
+/// The addresses of the jump tables of every function, sorted: BOLT registers them
+/// while disassembling every function (`BinaryContext::JumpTables`), and bounds each
+/// table by the next one in memory, whichever function it belongs to
+/// (`BinaryContext::populateJumpTables`). Disassembles the whole binary on first use.
+pub fn jump_tables<'b>(binary: &'b Binary<'_>) -> &'b [u64] {
+    binary.jump_tables.get_or_init(|| jump_table_starts(binary))
+}
+
+/// The tables of every function's indirect jumps that BOLT's first reading (no
+/// other table known yet) accepts, sorted.
+fn jump_table_starts(binary: &Binary<'_>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for function in binary.functions.iter().filter(|f| !f.plt) {
+        // Only a function with an indirect `jmp` (opcode FF, ModRM reg 4) reads a
+        // table: the others need not be disassembled.
+        let bytes = binary.bytes_at(function.address, function.size).unwrap_or_default();
+        if !bytes.windows(2).any(|w| matches!(*w, [0xff, modrm] if modrm & 0x38 == 0x20)) {
+            continue;
+        }
+        let Some(decoded) = decode(binary, function) else { continue };
+        let end = function.address.saturating_add(function.size);
+        for &(table, entry_size) in &decoded.tables {
+            let limit = table_limit(binary, table, &[]);
+            let read = read_table(binary, table, entry_size, limit, function.address, end, None);
+            if read.is_table() {
+                out.push(table);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Disassembles `function` and splits it into blocks; None when it does not disassemble.
+pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
+    let Decoded { instructions, tables: pending } = decode(binary, function)?;
+    let start = function.address;
+    let end = start.checked_add(function.size)?;
+    let mut labels: Vec<u64> = alloc::vec![0];
+    for &(_, kind) in &instructions {
+        if let Kind::Jcc(Some(t)) | Kind::Jmp(Some(t)) = kind {
+            labels.push(t);
+        }
+    }
+    // A table ends where the next jump table in memory starts, this function's or
+    // another's (adjacent tables would otherwise read as one), or at the next data
+    // symbol, and at the first entry that is not a relocated jump to an instruction.
     let mut starts: Vec<u64> = pending.iter().map(|t| t.0).collect();
+    starts.extend_from_slice(jump_tables(binary));
     starts.sort_unstable();
     starts.dedup();
     let mut jump_tables = Vec::new();
     let mut tables: Vec<Vec<u64>> = Vec::with_capacity(pending.len());
     for &(table, entry_size) in &pending {
-        let next_table = starts.get(starts.partition_point(|&t| t <= table)).copied().unwrap_or(u64::MAX);
-        let next_object = binary.objects.get(binary.objects.partition_point(|o| o.address <= table));
-        let limit = next_table.min(next_object.map_or(u64::MAX, |o| o.address));
-        let targets = jump_table_targets(binary, table, entry_size, limit, start, end);
-        if !targets.is_empty() {
-            jump_tables.push((table, entry_size.wrapping_mul(targets.len() as u64)));
+        let limit = table_limit(binary, table, &starts);
+        let read = read_table(binary, table, entry_size, limit, start, end, Some(&instructions));
+        if !read.targets.is_empty() {
+            jump_tables.push((table, entry_size.wrapping_mul(read.entries)));
         }
-        labels.extend(targets.iter().copied());
-        tables.push(targets);
+        labels.extend(read.targets.iter().copied());
+        tables.push(read.targets);
     }
     let pads = binary.landing_pads.partition_point(|&p| p < start)..binary.landing_pads.partition_point(|&p| p < end);
     let pads: Vec<u64> = binary.landing_pads.get(pads).into_iter().flatten().map(|p| p.wrapping_sub(start)).collect();
@@ -261,25 +327,79 @@ fn jump_table_address(jmp: &Instruction, recent: &[Instruction]) -> Option<(u64,
     }
 }
 
-/// The function offsets a jump table's entries point to, read from `table` up to
-/// `limit` while they point inside `[start, end)`, as BOLT does.
-fn jump_table_targets(binary: &Binary<'_>, table: u64, entry_size: u64, limit: u64, start: u64, end: u64) -> Vec<u64> {
-    let mut targets = Vec::new();
+/// What BOLT's reading of one jump table found (`BinaryContext::analyzeJumpTable`).
+struct TableRead {
+    /// The function offsets of its entries, but those of `__builtin_unreachable`.
+    targets: Vec<u64>,
+    /// How many entries it has (the unreachable ones too, but trailing ones of an
+    /// absolute table when a function starts where they point).
+    entries: u64,
+    /// Entries to an instruction of the function other than its start.
+    real: u64,
+    /// An entry to the function's end (`__builtin_unreachable`) or start.
+    special: bool,
+}
+
+impl TableRead {
+    /// BOLT's test for a jump table: two real entries, or one and a special one.
+    fn is_table(&self) -> bool {
+        self.real.saturating_add(u64::from(self.special)) >= 2
+    }
+}
+
+/// Reads the table at `table` as BOLT does, up to `limit`: an entry is read while
+/// it lies before `limit`, holds a relocation against code in relocation mode
+/// (PC-relative for the 4-byte PIC entries), and points to the function `[start,
+/// end)`: to its end (`__builtin_unreachable`, not a target), its start, or, when
+/// `instructions` are given (the function disassembled), an instruction.
+fn read_table(
+    binary: &Binary<'_>,
+    table: u64,
+    entry_size: u64,
+    limit: u64,
+    start: u64,
+    end: u64,
+    instructions: Option<&[(u64, Kind)]>,
+) -> TableRead {
+    let mut read = TableRead { targets: Vec::new(), entries: 0, real: 0, special: false };
+    let mut reached = 0;
     let mut at = table;
-    while at < limit {
+    while at.checked_add(entry_size).is_some_and(|e| e <= limit) {
+        if binary.relocations && !binary.has_code_relocation(at, entry_size == 4) {
+            break;
+        }
         let Some(entry) = binary.bytes_at(at, entry_size) else { break };
         let target = match *entry {
             [a, b, c, d, e, f, g, h] => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
             [a, b, c, d] => table.wrapping_add_signed(i64::from(i32::from_le_bytes([a, b, c, d]))),
             _ => break,
         };
-        if target < start || target >= end || targets.len() > 4096 {
-            break;
+        if target == end {
+            read.special = true;
+        } else if target == start {
+            read.special = true;
+            read.targets.push(0);
+            reached = read.entries.wrapping_add(1);
+        } else {
+            let offset = target.wrapping_sub(start);
+            let instruction = instructions.is_none_or(|i| i.binary_search_by_key(&offset, |i| i.0).is_ok());
+            if target < start || target >= end || !instruction || read.targets.len() > 4096 {
+                break;
+            }
+            read.real = read.real.wrapping_add(1);
+            read.targets.push(offset);
+            reached = read.entries.wrapping_add(1);
         }
-        targets.push(target.wrapping_sub(start));
+        read.entries = read.entries.wrapping_add(1);
         at = at.wrapping_add(entry_size);
     }
-    targets
+    // BOLT drops an absolute table's trailing unreachable entries when they point
+    // to another function's start.
+    let function_at_end = binary.functions.binary_search_by_key(&end, |f| f.address).is_ok();
+    if entry_size == 8 && reached != read.entries && function_at_end {
+        read.entries = reached;
+    }
+    read
 }
 
 #[cfg(test)]
