@@ -21,9 +21,12 @@
 # in $BOLT_BENCH_DIR (default: a temporary folder, removed at the end), so a
 # re-run with the same BOLT_BENCH_DIR skips making them.
 #
-# If dist/ is built (npm run build), also times the page on the largest YAML input
-# and on all of them merged (tests/bench/bolt-yaml-functions.mjs). PGOLENS=path skips
-# the cargo build. Prints a table, then one JSON line.
+# If dist/ is built (npm run build), also times the page on the largest YAML input,
+# on all of them merged, and on one YAML profile of over 100 MB written by llvm-bolt
+# (bench/bolt-gen-big-yaml.sh: 32 copies of SQLite in one binary, kept in
+# $BOLT_BENCH_DIR too; about 3 minutes the first time), with
+# tests/bench/bolt-yaml-functions.mjs. PGOLENS=path skips the cargo build. Prints a
+# table, then one JSON line.
 set -euo pipefail
 runs=${1:-3}
 cd "$(dirname "$0")/.."
@@ -105,10 +108,12 @@ for what in merge-fdata merge-yaml preagg; do
 done
 
 # The page: the largest single YAML file (a single run's profile is a few MB: the
-# inputs above are many runs) and the merge of all the YAML runs, dropped on it.
+# inputs above are many runs), the merge of all the YAML runs, and big.yaml (one
+# profile of over 100 MB), each dropped on it.
 if [ -f "$root/dist/index.html" ] && command -v node > /dev/null; then
   largest=$(ls -S "${yaml[@]}" | head -1)
-  node "$root/tests/bench/bolt-yaml-functions.mjs" "$largest" "$out/merged.pgolens.yaml" | tee "$out/page.txt"
+  "$root/bench/bolt-gen-big-yaml.sh" "$dir"
+  node "$root/tests/bench/bolt-yaml-functions.mjs" "$largest" "$out/merged.pgolens.yaml" "$dir/big.yaml" | tee "$out/page.txt"
   page=$(tail -1 "$out/page.txt")
   case $page in '{'*) json+=',"page":'$page ;; esac
 fi
