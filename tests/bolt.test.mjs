@@ -164,6 +164,19 @@ test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the h
   const detail = cfg.locator('.cfg-detail');
   assert.match(await detail.locator('tr', { hasText: 'Count' }).first().innerText(), new RegExp(`\\b${printed[next].exec}\\b`));
 
+  // Hovering a block shows its numbers; the canvas keeps its size (a tooltip once
+  // made the minimap's ref point at the graph's canvas).
+  const box = await canvas.boundingBox();
+  const size = () => canvas.evaluate((c) => [c.width, c.height]);
+  const before = await size();
+  for (let y = 10; y < box.height && !(await cfg.locator('.cfg-tooltip').count()); y += 12) {
+    for (let x = 10; x < box.width && !(await cfg.locator('.cfg-tooltip').count()); x += 60) {
+      await page.mouse.move(box.x + x, box.y + y);
+    }
+  }
+  assert.match(await cfg.locator('.cfg-tooltip').innerText(), /Count\s+\d+/);
+  assert.deepEqual(await size(), before);
+
   // main's call to hot_loop is a link to it; Backspace comes back.
   await page.getByRole('tab', { name: 'Functions' }).click();
   await rows(page).filter({ hasText: /^main/ }).first().click();

@@ -60,7 +60,8 @@ pub fn BoltCfgView(props: &Props) -> Html {
     let canvas = use_node_ref();
     let minimap = use_node_ref();
     let search = use_node_ref();
-    let hovered = use_state_eq(|| None::<u32>);
+    // The block under the pointer, and where the pointer is (CSS px in the canvas).
+    let hovered = use_state_eq(|| None::<(u32, f64, f64)>);
     let drag = use_mut_ref(|| None::<Drag>);
     let paints = use_mut_ref(|| 0u64);
     let size = use_size(&canvas);
@@ -86,10 +87,10 @@ pub fn BoltCfgView(props: &Props) -> Html {
             size.0.to_bits(),
             size.1.to_bits(),
             state.selected,
-            *hovered,
+            hovered.map(|h| h.0),
             Rc::as_ptr(&matches) as usize,
         );
-        let (camera, selected, hover) = (state.camera, state.selected, *hovered);
+        let (camera, selected, hover) = (state.camera, state.selected, hovered.map(|h| h.0));
         let view = state.view;
         use_effect_with(deps, move |_| {
             if let (Some(el), Some(g), Some(camera)) = (canvas.cast::<HtmlCanvasElement>(), graph.as_deref(), camera) {
@@ -184,7 +185,7 @@ pub fn BoltCfgView(props: &Props) -> Html {
             }
             let (Some(g), Some(camera)) = (graph.as_deref(), camera) else { return };
             let (lx, ly) = camera.to_layout(x, y);
-            hovered.set(block_at(g, lx, ly).map(|(b, _)| b));
+            hovered.set(block_at(g, lx, ly).map(|(b, _)| (b, x, y)));
         })
     };
     let onmouseup = {
@@ -306,6 +307,10 @@ pub fn BoltCfgView(props: &Props) -> Html {
             }
         }
     };
+    let tooltip = match (state.graph.as_deref(), *hovered) {
+        (Some(g), Some((b, x, y))) => g.blocks.get(b as usize).map(|b| block_tooltip(b, x, y, state.view.0)),
+        _ => None,
+    };
     let detail = state
         .graph
         .as_deref()
@@ -323,12 +328,38 @@ pub fn BoltCfgView(props: &Props) -> Html {
                 <div class="cfg-canvas" tabindex="0" {onkeydown} aria-label="Control-flow graph: arrows follow the hottest edges">
                     <canvas ref={canvas} role="img" aria-label="Control-flow graph"
                         {onmousedown} {onmousemove} {onmouseup} {onmouseleave}></canvas>
-                    if state.graph.is_some() {
-                        <canvas ref={minimap} class="cfg-minimap" aria-label="Minimap" onclick={on_minimap}></canvas>
-                    }
+                    // Always there, in the same place: conditional siblings of the canvases
+                    // made Yew hand the minimap's ref the graph's canvas.
+                    <canvas ref={minimap} class="cfg-minimap" aria-label="Minimap" onclick={on_minimap}
+                        hidden={state.graph.is_none()}></canvas>
+                    <div class="cfg-tooltip-slot">{tooltip}</div>
                 </div>
                 if let Some(detail) = detail { {detail} }
             </div>
+        </div>
+    }
+}
+
+/// What the pointer is over: the block's numbers, beside the pointer.
+fn block_tooltip(b: &CfgBlock, x: f64, y: f64, width: f64) -> Html {
+    let style = if x > width * 0.6 {
+        format!("right:{:.0}px;top:{:.0}px", width - x + 12.0, y + 14.0)
+    } else {
+        format!("left:{:.0}px;top:{:.0}px", x + 12.0, y + 14.0)
+    };
+    let place = b.offset.map(|o| format!(" @{o:#x}")).unwrap_or_default();
+    html! {
+        <div class="flame-tooltip cfg-tooltip" role="tooltip" {style}>
+            <div class="ft-name mono">{format!("#{}{place}", b.index)}</div>
+            <table><tbody>
+                <tr><td>{"Count"}</td><td class="num">{b.exec_count.to_string()}</td></tr>
+                <tr><td>{"In / out"}</td><td class="num">{format!("{} / {}", b.inflow, b.outflow)}</td></tr>
+                if let Some(gap) = b.gap {
+                    <tr class={classes!(b.flagged.then_some("flagged"))}><td>{"Flow gap"}</td><td class="num">{pct(gap)}</td></tr>
+                }
+                if !b.calls.is_empty() { <tr><td>{"Calls"}</td><td class="num">{b.calls.len().to_string()}</td></tr> }
+            </tbody></table>
+            <div class="muted ft-hint">{"click: details · a call's line: open the callee"}</div>
         </div>
     }
 }
