@@ -1,0 +1,531 @@
+//! The worker's sessions against the corpus: what each format opens on, its
+//! tables, graphs and byte views, and the cross-document requests.
+
+use super::*;
+use pgolens_protocol::{CfgCall, CfgInsn};
+
+fn session(name: &str, bytes: &[u8]) -> Session {
+    let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
+    // Two chunks, as a stream would deliver them.
+    let (a, b) = bytes.split_at(bytes.len() / 2);
+    s.slot(a.len()).unwrap().copy_from_slice(a);
+    s.slot(b.len()).unwrap().copy_from_slice(b);
+    s
+}
+
+/// A file of the repository's corpus, `tests/corpus/`; a missing one fails the test.
+fn corpus(path: &str) -> Vec<u8> {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(path);
+    std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+fn query(table: TableId, column: &str, descending: bool, filter: &str) -> TableQuery {
+    TableQuery { table, column: column.into(), descending, filter: filter.into(), samples: None }
+}
+
+fn name_of(cell: &Cell) -> &str {
+    match cell {
+        Cell::Name { text, .. } => text,
+        other => panic!("not a name: {other:?}"),
+    }
+}
+
+#[test]
+fn perf_data_has_stacks_named_by_dropped_binaries_and_kallsyms() {
+    let (perf, elf) = (corpus("bolt-perf/cprog/cprog.fp.perf.data"), corpus("bolt-perf/cprog/cprog"));
+    let mut p = session("cprog.fp.perf.data", &perf);
+    let mut steps = Vec::new();
+    let opened = p.finish_with(&mut |done, total| steps.push((done, total))).unwrap();
+    // Progress over the records, ending with all of them.
+    assert!(steps.len() >= 2 && steps.windows(2).all(|w| w[0].0 <= w[1].0), "{steps:?}");
+    assert!(steps.last().is_some_and(|&(done, total)| done == total && total > 0), "{steps:?}");
+    assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::Functions]);
+    // A recording opens on its flame graph.
+    assert_eq!(opened.summary.open_on, View::Flame);
+    // perf report: "Samples: 469 of event 'cpu-clock'".
+    let stacks = opened.summary.stacks.unwrap();
+    assert_eq!((stacks.events.as_slice(), stacks.samples), (&[String::from("cpu-clock")][..], 469));
+    let names = p.frame_names().unwrap().names;
+    assert!(names.iter().any(|n| n == "cprog+0x129d") && !names.iter().any(|n| n == "hot_loop"), "{names:?}");
+
+    let mut e = session("cprog", &elf);
+    e.finish().unwrap();
+    // cprog.fp.perf.data.script.txt: "ffffffff8158c375 next_uptodate_folio+0x55 ([kernel.kallsyms])".
+    let mut k = session("kallsyms", b"ffffffff8158c320 T next_uptodate_folio\nffffffff8158c600 T filemap_map_pages\n");
+    let kopened = k.finish().unwrap();
+    assert_eq!(kopened.summary.format, "kallsyms");
+    p.symbolize_add(&e).unwrap();
+    p.symbolize_add(&k).unwrap();
+    assert!(p.symbolize_add(&p_clone_text()).is_err());
+    let (_, with) = p.symbolize().unwrap();
+    assert_eq!(with, ["cprog", "kallsyms"]);
+    let names = p.frame_names().unwrap().names;
+    assert!(names.iter().any(|n| n == "hot_loop") && names.iter().any(|n| n == "next_uptodate_folio"));
+    assert!(!names.iter().any(|n| n == "cprog+0x129d"), "{names:?}");
+}
+
+fn p_clone_text() -> Session {
+    let mut t = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
+    t.finish().unwrap();
+    t
+}
+
+#[test]
+fn text_file_expands_blocks_lazily_and_finds_offsets() {
+    let mut text = String::new();
+    for i in 0..10_000 {
+        text.push_str(&alloc::format!("1 main {i:x} 1 main {:x} 0 {i}\n", i + 1));
+    }
+    let mut s = session("big.fdata", text.as_bytes());
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.format, "bolt-fdata");
+    assert_eq!(opened.summary.open_on, View::BoltFunctions);
+    // The first level's blocks are deferred: they have children not built yet.
+    assert!(opened.children.iter().any(|c| c.has_children), "{:?}", opened.children);
+
+    let second_line = text.find('\n').unwrap() as u64 + 1;
+    let (path, levels) = s.path_to(second_line).unwrap();
+    assert_eq!(&path[..2], &[0, 1]);
+    assert_eq!(levels.len(), path.len());
+    let kids = s.children(&[0]).unwrap();
+    assert!(!kids.is_empty() && !kids[0].label.is_empty(), "{kids:?}");
+    assert_eq!(s.bytes(0, 4), b"1 ma");
+    assert_eq!(s.bytes(u64::MAX - 1, u64::MAX), b"");
+}
+
+#[test]
+fn errors_are_messages_with_offsets() {
+    let random: Vec<u8> = (0u32..4096).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let mut s = session("random.bin", &random);
+    let err = s.finish().unwrap_err();
+    assert!(err.message.contains("offset"), "{err}");
+    assert_eq!(err.location, Some(Location::Offset(0)));
+    assert!(s.children(&[]).is_err());
+    assert!(s.path_to(0).is_err());
+}
+
+#[test]
+fn instrprof_files_offer_the_function_table_summary_and_details() {
+    let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
+    let mut s = session("irpgo-progA.profdata", &bytes);
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.views, [View::Dump, View::Functions, View::Summary]);
+    assert_eq!(opened.summary.open_on, View::Functions);
+    let page = s.table(&TableQuery::new(TableId::Functions), 0, 3).unwrap();
+    assert_eq!((page.total, page.matching, page.start, page.rows.len()), (67, 67, 0, 3));
+    // The default order, resolved: total, largest first.
+    assert_eq!((page.query.column.as_str(), page.query.descending), ("total", true));
+    let titles: Vec<&str> = page.columns.iter().map(|c| c.title.as_str()).collect();
+    assert_eq!(titles, ["Function", "Hash", "Counters", "Entry", "Max", "Total", "Non-zero"]);
+    let filtered = s.table(&query(TableId::Functions, "name", false, "Circle4name"), 0, 100).unwrap();
+    assert_eq!(filtered.matching, 1);
+    assert_eq!(name_of(&filtered.rows[0].cells[0]), "geo::Circle::name() const");
+    let past_end = s.table(&query(TableId::Functions, "hash", false, ""), 1000, 10).unwrap();
+    assert_eq!((past_end.start, past_end.rows.len()), (67, 0));
+    assert!(s.table(&query(TableId::Functions, "bogus", false, ""), 0, 1).is_err());
+
+    let (summary, cs) = s.summary().unwrap();
+    assert_eq!((summary.functions, summary.max_function), (67, 8361));
+    assert!(cs.is_none());
+
+    let detail = s.function(0).unwrap();
+    assert_eq!(detail.id, 0);
+    assert!(!detail.name.is_empty());
+    assert!(s.function(67).is_err());
+    // A format without a function table says so.
+    let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
+    text.finish().unwrap();
+    assert!(text.table(&TableQuery::new(TableId::Functions), 0, 1).is_err());
+}
+
+#[test]
+fn every_table_sorts_by_every_column_it_describes_with_the_cores_ids() {
+    let mut s = session("irpgo-progA.profdata", &corpus("llvm/irpgo-progA/irpgo-progA.profdata"));
+    s.finish().unwrap();
+    let ids: Vec<String> = tables::function_columns().into_iter().map(|c| c.id).collect();
+    let core: Vec<&str> = pgolens::model::functions::Column::ALL.iter().map(|c| c.id()).collect();
+    assert_eq!(ids, core);
+    for id in &ids {
+        for descending in [false, true] {
+            let page = s.table(&query(TableId::Functions, id, descending, ""), 0, 67).unwrap();
+            assert_eq!(page.rows.len(), 67, "{id}");
+            assert!(page.rows.iter().all(|r| r.cells.len() == page.columns.len()));
+        }
+    }
+    // Total, descending: the rows' totals do not increase.
+    let page = s.table(&query(TableId::Functions, "total", true, ""), 0, 67).unwrap();
+    let totals: Vec<u64> = page.rows.iter().map(|r| if let Cell::Count(t) = r.cells[5] { t } else { 0 }).collect();
+    assert!(totals.windows(2).all(|w| w[0] >= w[1]), "{totals:?}");
+
+    let mut m = session("memprof-progA.profdata", &corpus("llvm/memprof-progA/memprof-progA.profdata"));
+    m.finish().unwrap();
+    let page = m.table(&TableQuery::new(TableId::MemProf), 0, 100).unwrap();
+    // Name and record GUID first (not sortable), then the core's metrics.
+    assert_eq!(page.columns[1].id, tables::MEMPROF_GUID);
+    for c in page.columns.iter().skip(2) {
+        let core = pgolens::model::memprof::Column::from_id(&c.id).unwrap();
+        assert_eq!(core.id(), c.id);
+        for descending in [false, true] {
+            let sorted = m.table(&query(TableId::MemProf, &c.id, descending, ""), 0, 100).unwrap();
+            assert_eq!(sorted.rows.len(), page.rows.len());
+        }
+    }
+    assert!(!page.columns[0].sortable && !page.columns[1].sortable);
+    assert!(page.rows.iter().all(|r| matches!(r.cells[1], Cell::Hex(_))));
+
+    let text = "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\n";
+    let mut st = session("x.stacks", text.as_bytes());
+    st.finish().unwrap();
+    for c in tables::stack_columns() {
+        for descending in [false, true] {
+            let sorted = st.table(&query(TableId::StackFunctions, &c.id, descending, ""), 0, 10).unwrap();
+            assert_eq!(sorted.rows.len(), 3, "{}", c.id);
+        }
+    }
+}
+
+#[test]
+fn bolt_fdata_opens_on_its_function_table() {
+    let mut s = session("cprog.instr.fdata", &corpus("bolt-perf/cprog/cprog.instr.fdata"));
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.open_on, View::BoltFunctions);
+    assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltBranches]);
+    // Every column the core describes sorts; no binary, so no block counts.
+    let ids: Vec<String> = tables::bolt_columns(false).into_iter().map(|c| c.id).collect();
+    assert!(!ids.iter().any(|c| c == "blocks"));
+    for id in &ids {
+        for descending in [false, true] {
+            let page = s.table(&query(TableId::BoltFunctions, id, descending, ""), 0, 100).unwrap();
+            assert_eq!(page.rows.len() as u64, page.total, "{id}");
+            assert!(page.rows.iter().all(|r| r.cells.len() == page.columns.len()));
+        }
+    }
+    // llvm-bolt --print-cfg with this profile: classify runs 13,334,000 times,
+    // hot_loop 2,000 (cprog.cfg.txt).
+    let page = s.table(&query(TableId::BoltFunctions, "exec", true, ""), 0, 100).unwrap();
+    let exec =
+        |name: &str| page.rows.iter().find(|r| name_of(&r.cells[0]) == name).map(|r| r.cells[1].clone()).unwrap();
+    assert_eq!(exec("classify"), Cell::Count(13_334_000));
+    assert_eq!(exec("hot_loop"), Cell::Count(2000));
+    let execs: Vec<u64> = page.rows.iter().map(|r| if let Cell::Count(t) = r.cells[1] { t } else { 0 }).collect();
+    assert!(execs.windows(2).all(|w| w[0] >= w[1]), "{execs:?}");
+    let filtered = s.table(&query(TableId::BoltFunctions, "exec", true, "hot_"), 0, 100).unwrap();
+    assert_eq!(filtered.matching, 1);
+}
+
+#[test]
+fn bolt_yaml_opens_on_its_function_table() {
+    let mut s = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.format, "bolt-yaml");
+    assert_eq!(opened.summary.open_on, View::BoltFunctions);
+    // YAML knows every function's block count: the column is there.
+    let page = s.table(&query(TableId::BoltFunctions, "exec", true, ""), 0, 100).unwrap();
+    assert!(page.columns.iter().any(|c| c.id == "blocks"));
+    let row = |name: &str| page.rows.iter().find(|r| name_of(&r.cells[0]) == name).unwrap().cells.clone();
+    // The same executions as --print-cfg with the fdata it was written from; classify has 9 blocks.
+    assert_eq!(row("classify")[1], Cell::Count(13_334_000));
+    assert_eq!(row("classify")[2], Cell::Count(9));
+    assert_eq!(row("hot_loop")[1], Cell::Count(2000));
+}
+
+#[test]
+fn bolt_yaml_graphs_are_laid_out() {
+    let mut s = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltCfg]);
+    // No function asked for: the hottest, classify (13,334,000 runs in llvm-bolt's
+    // --print-cfg with the fdata this YAML was written from), its 9 blocks.
+    let graph = s.bolt_cfg(None, None).unwrap();
+    assert_eq!((graph.name.as_str(), graph.exec_count, graph.blocks.len()), ("classify", 13_334_000, 9));
+    assert_eq!(graph.blocks[0].exec_count, 13_334_000);
+    assert!(graph.blocks[0].entry && graph.blocks[0].lines[0].starts_with("#0"));
+    // An instrumentation profile conserves flow.
+    assert_eq!((graph.flow.weighted_gap, graph.flow.flagged), (0.0, 0));
+    for b in &graph.blocks {
+        assert!(b.x >= 0.0 && b.y >= 0.0 && b.x + b.w <= graph.width + 0.5 && b.y + b.h <= graph.height + 0.5);
+    }
+    for e in &graph.edges {
+        assert!(e.points.len() >= 4 && e.points.len() % 2 == 0, "{e:?}");
+    }
+    // main's calls link to their callees' rows.
+    let main = s.table(&query(TableId::BoltFunctions, "exec", true, "main"), 0, 10).unwrap();
+    let main_id = main.rows.iter().find(|r| name_of(&r.cells[0]) == "main").unwrap().id;
+    let graph = s.bolt_cfg(Some(main_id), None).unwrap();
+    let calls: Vec<&CfgCall> = graph.blocks.iter().flat_map(|b| &b.calls).collect();
+    let hot_loop = calls.iter().find(|c| c.callee == "hot_loop").unwrap();
+    let page = s.table(&query(TableId::BoltFunctions, "exec", true, "hot_loop"), 0, 10).unwrap();
+    assert_eq!(hot_loop.function, Some(page.rows[0].id));
+    assert_eq!(hot_loop.count, 2000);
+}
+
+/// (offset, mnemonic) of every instruction llvm-bolt printed for `function`
+/// (`--print-cfg`), CFI pseudo-instructions left out.
+fn printed_instructions(text: &str, function: &str) -> Vec<(u64, String)> {
+    let body = text.split("Binary Function \"").find(|f| f.starts_with(&format!("{function}\""))).unwrap();
+    body.lines()
+        .filter_map(|l| {
+            let (offset, rest) = l.strip_prefix("    ")?.split_once(": \t")?;
+            let mnemonic = rest.split('\t').next()?;
+            (mnemonic != "!CFI").then(|| (u64::from_str_radix(offset, 16).unwrap(), mnemonic.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
+    let mut s = session("cprog.instr.fdata", &corpus("bolt-perf/cprog/cprog.instr.fdata"));
+    s.finish().unwrap();
+    assert!(s.bolt_cfg(None, None).is_err(), "no graphs without the binary");
+    let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+    elf.finish().unwrap();
+    let mut other = session("big", &corpus("bolt-perf/bigcfg/big"));
+    other.finish().unwrap();
+    assert!(s.correlate(3, &other).is_err(), "a binary without the profile's functions");
+    assert_eq!(s.correlate(2, &elf).unwrap(), [View::Dump, View::BoltFunctions, View::BoltCfg, View::BoltBranches]);
+    assert_eq!(s.bolt_binary(), Some(2));
+    let text = String::from_utf8(corpus("bolt-perf/cprog/cprog.cfg.txt")).unwrap();
+    for function in ["hot_loop", "classify", "checksum_buf"] {
+        let page = s.table(&query(TableId::BoltFunctions, "exec", true, function), 0, 10).unwrap();
+        let row = page.rows.iter().find(|r| name_of(&r.cells[0]) == function).unwrap().id;
+        let graph = s.bolt_cfg(Some(row), Some(&elf)).unwrap();
+        assert_eq!((graph.binary.as_deref(), graph.code_note.as_deref()), (Some("cprog"), None));
+        let ours: Vec<(u64, String)> = graph
+            .blocks
+            .iter()
+            .flat_map(|b| &b.code)
+            .map(|i| (i.offset, i.text.split_whitespace().next().unwrap().to_string()))
+            .collect();
+        let mut ours_sorted = ours.clone();
+        ours_sorted.sort();
+        let mut theirs = printed_instructions(&text, function);
+        theirs.sort();
+        assert_eq!(ours_sorted, theirs, "{function}");
+        for b in &graph.blocks {
+            assert_eq!(Some(b.code.len() as u32), b.instructions, "{function} #{}", b.index);
+        }
+    }
+    // The YAML written from the same profile matches the binary block for block.
+    let mut y = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
+    y.finish().unwrap();
+    y.correlate(2, &elf).unwrap();
+    let graph = y.bolt_cfg(None, Some(&elf)).unwrap();
+    assert_eq!(graph.name, "classify");
+    assert!(graph.blocks.iter().all(|b| b.offset.is_some() && !b.code.is_empty()));
+    // classify's calls: the instruction is annotated with the call count.
+    let calls: Vec<&CfgInsn> =
+        graph.blocks.iter().flat_map(|b| &b.code).filter(|i| i.text.starts_with("call")).collect();
+    assert!(calls.iter().all(|i| i.note.is_some()) || calls.is_empty());
+}
+
+#[test]
+fn branches_with_their_binary_become_perf2bolts_profile() {
+    let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+    elf.finish().unwrap();
+    for (input, reference) in [
+        ("bolt-perf/cprog/cprog.brstack.perf.data", "bolt-perf/cprog/cprog.brstack.fdata"),
+        ("bolt-perf/cprog/cprog.preagg-traces.txt", "bolt-perf/cprog/cprog.preagg-traces.fdata"),
+    ] {
+        let mut s = session(input.rsplit('/').next().unwrap(), &corpus(input));
+        let opened = s.finish().unwrap();
+        assert!(opened.summary.branch_profile, "{input}");
+        let views = s.correlate(2, &elf).unwrap();
+        assert!(views.contains(&View::BoltFunctions) && views.contains(&View::BoltCfg), "{input}: {views:?}");
+        // The function table is the one of the fdata perf2bolt wrote from the same input.
+        let mut theirs = session("ref.fdata", &corpus(reference));
+        theirs.finish().unwrap();
+        let rows = |s: &mut Session| -> Vec<Vec<Cell>> {
+            let mut page = s.table(&query(TableId::BoltFunctions, "name", false, ""), 0, 10_000).unwrap().rows;
+            page.sort_by_key(|r| name_of(&r.cells[0]).to_string());
+            page.into_iter().map(|r| r.cells).collect()
+        };
+        assert_eq!(rows(&mut s), rows(&mut theirs), "{input}");
+        // And its graphs come with the code.
+        let graph = s.bolt_cfg(None, Some(&elf)).unwrap();
+        assert!(graph.blocks.iter().all(|b| !b.code.is_empty()), "{input}");
+    }
+    // A perf.data without branch stacks is no BOLT profile.
+    let mut plain = session("cprog.fp.perf.data", &corpus("bolt-perf/cprog/cprog.fp.perf.data"));
+    assert!(!plain.finish().unwrap().summary.branch_profile);
+}
+
+#[test]
+fn fdata_lines_are_tables() {
+    let path = "bolt-perf/cprog/cprog.brstack-mem.fdata";
+    let text = String::from_utf8(corpus(path)).unwrap();
+    let mut s = session("cprog.brstack-mem.fdata", text.as_bytes());
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltBranches, View::BoltMemory]);
+    // Every line of the file is a row, the largest count first.
+    let lines = |kinds: &str| -> Vec<&str> {
+        text.lines().filter(|l| l.len() > 1 && kinds.contains(&l[..1]) && &l[1..2] == " ").collect()
+    };
+    let counts = |kinds: &str| -> Vec<i64> {
+        lines(kinds).iter().map(|l| l.rsplit(' ').next().unwrap().parse().unwrap()).collect()
+    };
+    for (table, kinds, width) in [(TableId::BoltBranches, "012", 5), (TableId::BoltMemory, "345", 4)] {
+        let page = s.table(&query(table, "", true, ""), 0, 1_000_000).unwrap();
+        let mut expected = counts(kinds);
+        assert_eq!(page.total as usize, expected.len(), "{table:?}");
+        expected.sort_by(|a, b| b.cmp(a));
+        let shown: Vec<i64> = page
+            .rows
+            .iter()
+            .map(|r| match &r.cells[width - 2] {
+                Cell::Count(c) => *c as i64,
+                Cell::Text(t) => t.parse().unwrap(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(shown, expected, "{table:?}");
+        assert!(page.rows.iter().all(|r| r.cells.len() == width));
+    }
+    // Filtered by name: only rows from or to main.
+    let page = s.table(&query(TableId::BoltBranches, "line", false, "main"), 0, 1_000_000).unwrap();
+    let main = lines("012")
+        .into_iter()
+        .filter(|l| l.split(' ').nth(1) == Some("main") || l.split(' ').nth(4) == Some("main"))
+        .count();
+    assert_eq!(page.matching as usize, main);
+    assert!(main > 0);
+}
+
+#[test]
+fn the_big_function_is_laid_out_whole() {
+    let mut s = session("big.instr.yaml", &corpus("bolt-perf/bigcfg/big.instr.yaml"));
+    s.finish().unwrap();
+    let page = s.table(&query(TableId::BoltFunctions, "blocks", true, ""), 0, 1).unwrap();
+    let graph = s.bolt_cfg(Some(page.rows[0].id), None).unwrap();
+    // BOLT's graph of it has 2,015 blocks and 3,821 edges; its YAML lists the
+    // successors of 3,693 of them (the others are only in the binary).
+    assert_eq!((graph.blocks.len(), graph.edges.len()), (2015, 3693));
+    assert!(graph.layers > 10 && graph.edges.iter().any(|e| e.back));
+    assert!(graph.edges.iter().all(|e| e.points.len() >= 4));
+}
+
+#[test]
+fn memprof_profiles_list_their_allocation_sites() {
+    for (path, sites) in [
+        // One row per MemInfoBlock: llvm-profdata, which symbolizes with the binary,
+        // drops the contexts outside it and lists the rest under each inlined function.
+        ("llvm/memprof-progA/memprof-progA.profdata", 25),
+        ("llvm/memprof-progA/memprof-progA.memprofraw", 16),
+    ] {
+        let bytes = corpus(path);
+        let mut s = session(path, &bytes);
+        let opened = s.finish().unwrap();
+        assert_eq!(opened.summary.views.last(), Some(&View::MemProf), "{path}");
+        let page = s.table(&query(TableId::MemProf, "TotalSize", true, ""), 0, 100).unwrap();
+        assert_eq!((page.total, page.start, page.rows.len()), (sites, 0, sites as usize));
+        let detail = s.memprof_site(0).unwrap();
+        assert!(!detail.frames.is_empty());
+        assert!(detail.fields.iter().any(|(name, _)| name == "TotalSize"), "{:?}", detail.fields);
+        assert!(s.memprof_site(sites as u32).is_err());
+        assert!(s.table(&query(TableId::MemProf, "bogus", false, ""), 0, 1).is_err());
+    }
+    let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
+    let mut s = session("irpgo-progA.profdata", &bytes);
+    assert!(!s.finish().unwrap().summary.views.contains(&View::MemProf));
+    assert!(s.table(&query(TableId::MemProf, "TotalSize", true, ""), 0, 1).is_err());
+}
+
+#[test]
+fn a_correlated_raw_profile_is_decoded_with_the_session_of_its_binary() {
+    let (raw, elf) =
+        (corpus("llvm/bincorr-progB/bincorr-progB.profraw"), corpus("llvm/bincorr-progB/bincorr-progB.elf"));
+    let mut s = session("bincorr-progB.profraw", &raw);
+    let opened = s.finish().unwrap();
+    let error = opened.summary.views_error.unwrap();
+    assert!(error.message.contains("binary"), "{error}");
+    assert_eq!(opened.summary.views, [View::Dump]);
+    assert!(s.table(&TableQuery::new(TableId::Functions), 0, 1).is_err());
+    let mut b = session("bincorr-progB.elf", &elf);
+    b.finish().unwrap();
+    // Not a binary: refused.
+    let mut other = session("x.profraw", &raw);
+    other.finish().unwrap();
+    assert!(s.correlate(2, &other).is_err());
+    let views = s.correlate(2, &b).unwrap();
+    assert_eq!(views, [View::Dump, View::Functions, View::Summary]);
+    assert!(s.table(&TableQuery::new(TableId::Functions), 0, 100).unwrap().total > 0);
+    assert!(s.correlate(2, &b).is_err(), "once");
+}
+
+#[test]
+fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
+    let text = "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\ns 0 20 2 main;c;b@libc.so\n";
+    let mut s = session("x.stacks", text.as_bytes());
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::Functions]);
+    assert_eq!(
+        opened.summary.stacks,
+        Some(StacksInfo { events: alloc::vec!["cycles".into()], frames: 4, samples: 3, start: 0, end: 21 })
+    );
+    assert_eq!(s.stack_profile().unwrap().sample_count(), 3);
+    let all = SampleFilter::default();
+    // root; main; a, c; b (under a), b (under c): rows by depth.
+    let flame = s.flame(&all, false).unwrap();
+    assert_eq!(flame.rects.0.len(), 6 * 4);
+    assert_eq!(flame.rows.0, [0, 1, 2, 4, 6]);
+    let rects = &flame.rects.0;
+    // [x0, width, self, frame]: a (frame 1) is 4 wide with self 1; c (3) starts at 4.
+    assert_eq!(&rects[8..16], &[0.0, 4.0, 1.0, 1.0, 4.0, 2.0, 0.0, 3.0]);
+    assert_eq!(&rects[..4], &[0.0, 6.0, 0.0, -1.0]);
+    // Rectangle 4 is b under a: its stack from the root.
+    assert_eq!(s.flame_stack(crate::stacks::MAIN, 4).unwrap(), ["main", "a", "b"]);
+    // A time range: the samples at 10 and 20.
+    let range = SampleFilter { event: 0, range: Some((10, 30)) };
+    let icicle = s.flame(&range, true).unwrap();
+    assert_eq!(icicle.rects.0.len(), 6 * 4);
+    assert_eq!(icicle.rects.0[1], 3.0);
+    let page = s.table(&query(TableId::StackFunctions, "total", true, ""), 0, 10).unwrap();
+    assert_eq!((page.total, page.matching, page.weight, page.start), (4, 4, Some(6), 0));
+    assert_eq!(page.rows[0].id, 0);
+    assert_eq!(name_of(&page.rows[0].cells[0]), "main");
+    let b = page.rows.iter().find(|r| r.id == 2).unwrap();
+    assert_eq!(
+        b.cells,
+        [Cell::Name { text: "b".into(), raw: None, tag: Some("libc.so".into()) }, Cell::Count(5), Cell::Count(5)]
+    );
+    let by_name = s.table(&query(TableId::StackFunctions, "name", false, "B"), 0, 10).unwrap();
+    assert_eq!(by_name.matching, 1);
+    assert_eq!(s.search(&all, "c").unwrap(), Found { frames: alloc::vec![3], weight: 2, total: 6 });
+    assert_eq!(s.timeline(0, 3).unwrap(), Timeline { event: 0, start: 0, end: 21, bins: alloc::vec![3, 1, 2] });
+    let (callers, callees) = s.sandwich(&all, 2).unwrap();
+    assert_eq!(callers.rows.0, [0, 1, 2, 4, 6]);
+    assert_eq!(callees.rows.0, [0, 1, 2]);
+    assert!(s.sandwich(&all, 99).is_err());
+    let names = s.frame_names().unwrap();
+    assert_eq!(
+        names,
+        FrameNames {
+            names: ["main", "a", "b", "c"].map(String::from).to_vec(),
+            dsos: alloc::vec!["libc.so".into()],
+            dso: alloc::vec![-1, -1, 0, -1],
+            kinds: ["user"; 4].map(String::from).to_vec(),
+        }
+    );
+    // Files without stacks say so.
+    let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
+    text.finish().unwrap();
+    assert!(text.flame(&all, false).is_err());
+    assert!(text.stack_profile().is_none());
+}
+
+#[test]
+fn corpus_files_open() {
+    for (path, id) in [
+        ("llvm/irpgo-progA/irpgo-progA.profraw", "instrprof-raw"),
+        ("bolt-perf/cprog/cprog.pipe.perf.data", "perf.data-pipe"),
+        ("llvm/sample-basic/sample-basic.text.prof", "sample-text"),
+    ] {
+        let bytes = corpus(path);
+        let mut s = session(path, &bytes);
+        let opened = s.finish().unwrap();
+        assert_eq!(opened.summary.format, id);
+        let last = bytes.len() as u64 - 1;
+        let (found, _) = s.path_to(last).unwrap();
+        assert!(!found.is_empty(), "{path}");
+        assert_eq!(s.file_size(), bytes.len() as u64);
+    }
+}
