@@ -1,7 +1,8 @@
 //! The lines of an fdata profile as tables: its branch lines (from, to,
-//! mispredictions, count) and its memory lines (instruction, data, count), in file
-//! order, sortable by any column and filtered by name. A row id is the record's
-//! index in [`Fdata::branches`] or [`Fdata::memory`].
+//! mispredictions, count), its memory lines (instruction, data, count) and a
+//! `no_lbr` profile's sample lines (where, count), in file order, sortable by any
+//! column and filtered by name. A row id is the record's index in
+//! [`Fdata::branches`], [`Fdata::memory`] or [`Fdata::samples`].
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -14,6 +15,7 @@ use crate::formats::bolt::fdata::{Fdata, Location};
 pub enum Records {
     Branches,
     Memory,
+    Samples,
 }
 
 /// A column of the record tables: for memory lines `From` is the instruction and
@@ -33,6 +35,16 @@ impl RecordColumn {
         [RecordColumn::From, RecordColumn::To, RecordColumn::Mispredicted, RecordColumn::Count, RecordColumn::Line];
     pub const MEMORY: [RecordColumn; 4] =
         [RecordColumn::From, RecordColumn::To, RecordColumn::Count, RecordColumn::Line];
+    pub const SAMPLES: [RecordColumn; 3] = [RecordColumn::From, RecordColumn::Count, RecordColumn::Line];
+
+    /// The columns of `which` table.
+    pub fn of(which: Records) -> &'static [RecordColumn] {
+        match which {
+            Records::Branches => &Self::BRANCHES,
+            Records::Memory => &Self::MEMORY,
+            Records::Samples => &Self::SAMPLES,
+        }
+    }
 
     pub fn id(self) -> &'static str {
         match self {
@@ -62,7 +74,8 @@ pub fn location_text(l: &Location<'_>) -> String {
 /// One row's values.
 pub struct RecordRow<'p, 'a> {
     pub from: &'p Location<'a>,
-    pub to: &'p Location<'a>,
+    /// None for a sample line.
+    pub to: Option<&'p Location<'a>>,
     pub mispredicted: Option<i64>,
     pub count: i64,
     pub line: u64,
@@ -73,17 +86,24 @@ pub fn row<'p, 'a>(fdata: &'p Fdata<'a>, which: Records, id: u32) -> Option<Reco
     match which {
         Records::Branches => fdata.branches.get(id as usize).map(|b| RecordRow {
             from: &b.from,
-            to: &b.to,
+            to: Some(&b.to),
             mispredicted: Some(b.mispredicted),
             count: b.count,
             line: b.line,
         }),
         Records::Memory => fdata.memory.get(id as usize).map(|m| RecordRow {
             from: &m.pc,
-            to: &m.address,
+            to: Some(&m.address),
             mispredicted: None,
             count: m.count,
             line: m.line,
+        }),
+        Records::Samples => fdata.samples.get(id as usize).map(|s| RecordRow {
+            from: &s.at,
+            to: None,
+            mispredicted: None,
+            count: s.count,
+            line: s.line,
         }),
     }
 }
@@ -93,6 +113,7 @@ pub fn len(fdata: &Fdata<'_>, which: Records) -> usize {
     match which {
         Records::Branches => fdata.branches.len(),
         Records::Memory => fdata.memory.len(),
+        Records::Samples => fdata.samples.len(),
     }
 }
 
@@ -104,7 +125,7 @@ pub fn sorted(fdata: &Fdata<'_>, which: Records, column: RecordColumn, descendin
         let (Some(a), Some(b)) = (row(fdata, which, a), row(fdata, which, b)) else { return Ordering::Equal };
         match column {
             RecordColumn::From => (&a.from.name, a.from.offset).cmp(&(&b.from.name, b.from.offset)),
-            RecordColumn::To => (&a.to.name, a.to.offset).cmp(&(&b.to.name, b.to.offset)),
+            RecordColumn::To => a.to.map(|l| (&l.name, l.offset)).cmp(&b.to.map(|l| (&l.name, l.offset))),
             RecordColumn::Mispredicted => a.mispredicted.cmp(&b.mispredicted),
             RecordColumn::Count => a.count.cmp(&b.count),
             RecordColumn::Line => a.line.cmp(&b.line),
@@ -124,5 +145,9 @@ pub fn filter(fdata: &Fdata<'_>, which: Records, order: &[u32], filter: &str) ->
         return order.to_vec();
     }
     let has = |l: &Location<'_>| String::from_utf8_lossy(&l.unescaped_name()).to_lowercase().contains(&needle);
-    order.iter().copied().filter(|&id| row(fdata, which, id).is_some_and(|r| has(r.from) || has(r.to))).collect()
+    order
+        .iter()
+        .copied()
+        .filter(|&id| row(fdata, which, id).is_some_and(|r| has(r.from) || r.to.is_some_and(has)))
+        .collect()
 }

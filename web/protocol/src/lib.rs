@@ -202,10 +202,12 @@ pub enum View {
     BoltBranches,
     /// An fdata profile's memory lines.
     BoltMemory,
+    /// A `no_lbr` fdata profile's sample lines.
+    BoltSamples,
 }
 
 impl View {
-    pub const ALL: [View; 9] = [
+    pub const ALL: [View; 10] = [
         View::Dump,
         View::Flame,
         View::Functions,
@@ -215,6 +217,7 @@ impl View {
         View::BoltCfg,
         View::BoltBranches,
         View::BoltMemory,
+        View::BoltSamples,
     ];
 }
 
@@ -284,6 +287,8 @@ pub enum TableId {
     BoltBranches,
     /// An fdata profile's memory lines.
     BoltMemory,
+    /// A `no_lbr` fdata profile's sample lines.
+    BoltSamples,
 }
 
 /// A sort order, a name filter and (for stack tables) the samples aggregated: what

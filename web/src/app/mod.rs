@@ -161,6 +161,7 @@ impl Doc {
             View::BoltCfg => self.bolt_cfg.enter(id, out),
             View::BoltBranches => self.bolt_records.enter(TableId::BoltBranches, id, out),
             View::BoltMemory => self.bolt_records.enter(TableId::BoltMemory, id, out),
+            View::BoltSamples => self.bolt_records.enter(TableId::BoltSamples, id, out),
             View::Dump | View::Flame => {}
         }
     }
@@ -427,7 +428,9 @@ impl State {
                 pgolens_protocol::TableId::MemProf => d.memprof.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::StackFunctions => d.stack_functions.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::BoltFunctions => d.bolt_functions.on_reply(Reply::Table(page)),
-                TableId::BoltBranches | TableId::BoltMemory => d.bolt_records.on_reply(Reply::Table(page)),
+                TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => {
+                    d.bolt_records.on_reply(Reply::Table(page))
+                }
             }),
             Reply::BoltCfg(graph) => self.with_doc(doc, |d, _| d.bolt_cfg.loaded(req, *graph)),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),

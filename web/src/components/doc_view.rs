@@ -79,6 +79,9 @@ pub fn DocView(props: &Props) -> Html {
                 View::BoltMemory => {
                     html! { <BoltRecordsView doc={doc.clone()} dispatch={d} table={pgolens_protocol::TableId::BoltMemory} /> }
                 }
+                View::BoltSamples => {
+                    html! { <BoltRecordsView doc={doc.clone()} dispatch={d} table={pgolens_protocol::TableId::BoltSamples} /> }
+                }
             };
             html! {
                 <>

@@ -27,6 +27,7 @@ pub fn title(view: View) -> &'static str {
         View::BoltCfg => "CFG",
         View::BoltBranches => "Branches",
         View::BoltMemory => "Memory",
+        View::BoltSamples => "Samples",
     }
 }
 
@@ -51,5 +52,6 @@ pub fn id(view: View) -> &'static str {
         View::BoltCfg => "bolt-cfg",
         View::BoltBranches => "bolt-branches",
         View::BoltMemory => "bolt-memory",
+        View::BoltSamples => "bolt-samples",
     }
 }

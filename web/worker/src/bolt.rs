@@ -135,6 +135,9 @@ impl BoltView {
         if !f.memory.is_empty() {
             out.push(Records::Memory);
         }
+        if !f.samples.is_empty() {
+            out.push(Records::Samples);
+        }
         out
     }
 
@@ -148,7 +151,7 @@ impl BoltView {
     ) -> Result<TablePage, Failure> {
         let fdata = self.fdata.as_ref().ok_or_else(|| fail("only an fdata profile has record tables"))?;
         let column = RecordColumn::from_id(&query.column)
-            .filter(|c| which == Records::Branches || *c != RecordColumn::Mispredicted)
+            .filter(|c| RecordColumn::of(which).contains(c))
             .ok_or_else(|| fail(alloc::format!("no column {:?}", query.column)))?;
         let fresh = matches!(&self.record_order, Some((w, c, d, f, _)) if *w == which && *c == column && *d == query.descending && *f == query.filter);
         if !fresh {
@@ -171,7 +174,10 @@ impl BoltView {
             count,
             |&id| {
                 let r = fdata_records::row(fdata, which, id)?;
-                let mut cells = alloc::vec![Cell::Text(location_text(r.from)), Cell::Text(location_text(r.to))];
+                let mut cells = alloc::vec![Cell::Text(location_text(r.from))];
+                if let Some(to) = r.to {
+                    cells.push(Cell::Text(location_text(to)));
+                }
                 if let Some(m) = r.mispredicted {
                     cells.push(signed(m));
                 }

@@ -205,6 +205,7 @@ fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView
         views.extend(bolt.records().into_iter().map(|r| match r {
             Records::Branches => View::BoltBranches,
             Records::Memory => View::BoltMemory,
+            Records::Samples => View::BoltSamples,
         }));
     }
     if instrprof {
@@ -493,7 +494,7 @@ impl Session {
             TableId::Functions => self.views()?.table(tables::resolved(query), start, count),
             TableId::StackFunctions => self.stacks()?.table(query, start, count).map_err(fail),
             TableId::MemProf => self.memprof_table(tables::resolved(query), start, count),
-            TableId::BoltFunctions | TableId::BoltBranches | TableId::BoltMemory => {
+            TableId::BoltFunctions | TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => {
                 let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
                 let bolt = decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?;
                 match query.table {
@@ -501,6 +502,7 @@ impl Session {
                         bolt.record_table(Records::Branches, tables::resolved(query), start, count)
                     }
                     TableId::BoltMemory => bolt.record_table(Records::Memory, tables::resolved(query), start, count),
+                    TableId::BoltSamples => bolt.record_table(Records::Samples, tables::resolved(query), start, count),
                     _ => bolt.table(tables::resolved(query), start, count),
                 }
             }

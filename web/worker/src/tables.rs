@@ -174,11 +174,7 @@ pub fn bolt_columns(has_blocks: bool) -> Vec<Column> {
 
 /// An fdata record table's columns.
 pub fn record_columns(which: Records) -> Vec<Column> {
-    let columns: &[RecordColumn] = match which {
-        Records::Branches => &RecordColumn::BRANCHES,
-        Records::Memory => &RecordColumn::MEMORY,
-    };
-    columns
+    RecordColumn::of(which)
         .iter()
         .map(|&c| {
             let (title, kind, help) = match (c, which) {
@@ -188,6 +184,8 @@ pub fn record_columns(which: Records) -> Vec<Column> {
                 (RecordColumn::To, Records::Branches) => ("To", CellKind::Text, "where it went"),
                 (RecordColumn::From, Records::Memory) => ("Instruction", CellKind::Text, "the load or store"),
                 (RecordColumn::To, Records::Memory) => ("Data", CellKind::Text, "the object and offset it accessed"),
+                (RecordColumn::From, Records::Samples) => ("At", CellKind::Text, "where the sample hit: symbol+offset"),
+                (RecordColumn::To, Records::Samples) => ("To", CellKind::Text, ""),
                 (RecordColumn::Mispredicted, _) => ("Mispredicted", CellKind::Count, "mispredictions, as written"),
                 (RecordColumn::Count, _) => ("Count", CellKind::Count, "the count, as written (BOLT reads it signed)"),
                 (RecordColumn::Line, _) => ("Line", CellKind::Count, "the line in the file"),
@@ -208,7 +206,7 @@ pub fn default_column(table: TableId) -> &'static str {
         TableId::StackFunctions => STACK_TOTAL,
         TableId::MemProf => MemColumn::TotalSize.id(),
         TableId::BoltFunctions => BoltColumn::Branches.id(),
-        TableId::BoltBranches | TableId::BoltMemory => RecordColumn::Count.id(),
+        TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => RecordColumn::Count.id(),
     }
 }
 

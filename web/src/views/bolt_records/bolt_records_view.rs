@@ -21,6 +21,7 @@ pub fn BoltRecordsView(props: &Props) -> Html {
     let records = &props.doc.bolt_records;
     let (t, label, noun) = match props.table {
         TableId::BoltMemory => (&records.memory, "Memory lines", "memory lines"),
+        TableId::BoltSamples => (&records.samples, "Sample lines", "sample lines"),
         _ => (&records.branches, "Branch lines", "branch lines"),
     };
     let count = match t.total {

@@ -1,6 +1,7 @@
-//! The raw lines of an fdata profile as two paged tables: its branch lines (from,
-//! to, mispredictions, count) and its memory lines (instruction, data, count),
-//! sortable by any column, filtered by name, each row naming its line in the file.
+//! The raw lines of an fdata profile as paged tables: its branch lines (from, to,
+//! mispredictions, count), its memory lines (instruction, data, count) and a
+//! `no_lbr` profile's sample lines (where, count), sortable by any column, filtered
+//! by name, each row naming its line in the file.
 
 use pgolens_protocol::{DocId, Reply, TableId};
 
@@ -14,20 +15,25 @@ pub mod bolt_records_view;
 pub struct BoltRecords {
     pub branches: Table,
     pub memory: Table,
+    pub samples: Table,
 }
 
 impl Default for BoltRecords {
     fn default() -> Self {
-        BoltRecords { branches: Table::new(TableId::BoltBranches), memory: Table::new(TableId::BoltMemory) }
+        BoltRecords {
+            branches: Table::new(TableId::BoltBranches),
+            memory: Table::new(TableId::BoltMemory),
+            samples: Table::new(TableId::BoltSamples),
+        }
     }
 }
 
 impl BoltRecords {
     fn table(&mut self, id: TableId) -> &mut Table {
-        if id == TableId::BoltMemory {
-            &mut self.memory
-        } else {
-            &mut self.branches
+        match id {
+            TableId::BoltMemory => &mut self.memory,
+            TableId::BoltSamples => &mut self.samples,
+            _ => &mut self.branches,
         }
     }
 
@@ -41,7 +47,9 @@ impl BoltRecords {
 
     pub fn on_reply(&mut self, reply: Reply) -> bool {
         match reply {
-            Reply::Table(page) if matches!(page.query.table, TableId::BoltBranches | TableId::BoltMemory) => {
+            Reply::Table(page)
+                if matches!(page.query.table, TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples) =>
+            {
                 self.table(page.query.table).loaded(page)
             }
             _ => false,
@@ -51,5 +59,6 @@ impl BoltRecords {
     pub fn failed(&mut self, req: pgolens_protocol::ReqId) {
         self.branches.failed(req);
         self.memory.failed(req);
+        self.samples.failed(req);
     }
 }

@@ -529,3 +529,25 @@ fn corpus_files_open() {
         assert_eq!(s.file_size(), bytes.len() as u64);
     }
 }
+
+#[test]
+fn a_no_lbr_profile_lists_its_sample_lines() {
+    let path = "bolt-perf/cprog/cprog.nolbr.fdata";
+    let text = String::from_utf8(corpus(path)).unwrap();
+    let mut s = session("cprog.nolbr.fdata", text.as_bytes());
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltSamples]);
+    // Every `KIND NAME OFFSET COUNT` line after the `no_lbr` header, largest count first.
+    let mut counts: Vec<u64> = text
+        .lines()
+        .filter(|l| l.len() > 2 && "012".contains(&l[..1]) && &l[1..2] == " ")
+        .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    counts.sort_by(|a, b| b.cmp(a));
+    let page = s.table(&query(TableId::BoltSamples, "", true, ""), 0, 1_000_000).unwrap();
+    assert_eq!(page.columns.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["from", "count", "line"]);
+    let shown: Vec<u64> =
+        page.rows.iter().map(|r| if let Cell::Count(c) = r.cells[1] { c } else { panic!() }).collect();
+    assert_eq!(shown, counts);
+    assert!(!counts.is_empty());
+}
