@@ -122,6 +122,12 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
         if section.name == BAT_SECTION {
             node.children = bat::dump_note(data, offset, size)?;
             node.tile()?;
+        } else if section.name == bat::INFO_SECTION {
+            // BOLT's version and options; a note that does not parse stays bytes.
+            if let Ok(children) = bat::dump_info_note(data, offset, size) {
+                node.children = children;
+                node.tile()?;
+            }
         }
         root.children.push(node);
     }
