@@ -264,3 +264,31 @@ test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a BOLTed binary opens on its BAT: functions and fragments at their output addresses, a function\'s translation', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const file = 'bolt-perf/cprog/cprog.bolt';
+  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  await page.getByRole('tab', { name: 'BAT', selected: true }).waitFor({ timeout: 15000 });
+  const rowsOf = page.locator('.bat .fn-body [role=row][data-id]');
+  await rowsOf.first().waitFor();
+  // nm cprog.bolt: hot_loop at 0x407080, its cold fragment at 0x407580.
+  const hot = rowsOf.filter({ hasText: /^hot_loop(?!\.)/ }).first();
+  assert.match(await hot.innerText(), /407080/);
+  await hot.click();
+  const detail = page.locator('.bat-detail');
+  await detail.locator('h3', { hasText: 'hot_loop' }).waitFor();
+  assert.match(await detail.innerText(), /Cold fragments: hot_loop\.cold\.0\/1/);
+  const entries = Number(/Entries\s+(\d+)/.exec(await detail.innerText())[1]);
+  assert.equal(await detail.locator('.bat-entries tbody tr').count(), entries);
+  assert.ok(entries > 0);
+  await detail.getByRole('button', { name: 'hot_loop.cold.0/1' }).click();
+  await detail.locator('h3', { hasText: 'hot_loop.cold.0' }).waitFor();
+  assert.match(await detail.innerText(), /0x407580/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -6,6 +6,7 @@
 //! lacks stay `None`, so sample profiles and perf symbol tables can feed the same
 //! [`FunctionTable`]. [`memprof`] lists MemProf allocation sites.
 
+pub mod bat;
 pub mod bolt;
 pub mod demangle;
 pub mod detail;

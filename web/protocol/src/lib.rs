@@ -75,6 +75,8 @@ pub enum Request {
     /// One function of the BOLT function table (by row id; `None`: the hottest) as
     /// a laid-out control-flow graph.
     BoltCfg { function: Option<u32> },
+    /// One function of a BOLTed binary's BAT table, with its translation entries.
+    BatFunction { row: u32 },
     /// Forget the document.
     Close,
 }
@@ -144,6 +146,7 @@ pub enum Reply {
     },
     Timeline(Timeline),
     BoltCfg(Box<CfgGraph>),
+    BatFunction(Box<BatDetail>),
     /// The request (or, with no `req`, the open) failed.
     Failed(Failure),
 }
@@ -204,10 +207,12 @@ pub enum View {
     BoltMemory,
     /// A `no_lbr` fdata profile's sample lines.
     BoltSamples,
+    /// A BOLTed binary's address translation tables.
+    Bat,
 }
 
 impl View {
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
         View::Dump,
         View::Flame,
         View::Functions,
@@ -218,6 +223,7 @@ impl View {
         View::BoltBranches,
         View::BoltMemory,
         View::BoltSamples,
+        View::Bat,
     ];
 }
 
@@ -289,6 +295,8 @@ pub enum TableId {
     BoltMemory,
     /// A `no_lbr` fdata profile's sample lines.
     BoltSamples,
+    /// The hot functions and cold fragments of a BOLTed binary's BAT.
+    BatFunctions,
 }
 
 /// A sort order, a name filter and (for stack tables) the samples aggregated: what
@@ -651,4 +659,37 @@ pub struct CfgEdge {
     /// A back edge of a loop (drawn upwards).
     pub back: bool,
     pub points: Vec<f64>,
+}
+
+// ---------------------------------------------------------------------------------
+// BOLT Address Translation.
+
+/// One hot function or cold fragment of a BAT table, with its entries.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatDetail {
+    pub row: u32,
+    pub name: String,
+    pub demangled: Option<String>,
+    pub address: u64,
+    /// A cold fragment's hot function (its row and name).
+    pub parent: Option<(u32, String)>,
+    /// Its cold fragments, for a hot function (rows and names).
+    pub fragments: Vec<(u32, String)>,
+    pub hash: Option<u64>,
+    pub blocks: Option<u64>,
+    pub entries: Vec<BatEntry>,
+    /// Offsets in the input function of its secondary entry points.
+    pub secondary_entry_points: Vec<u64>,
+}
+
+/// One translation entry: where in the output fragment, and what it was in the input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatEntry {
+    pub output_offset: u64,
+    pub input_offset: u64,
+    /// A branch or call instruction (BRANCHENTRY), not a block start.
+    pub branch: bool,
+    /// A block's index in the input function (current encoding).
+    pub block_index: Option<u64>,
+    pub block_hash: Option<u64>,
 }

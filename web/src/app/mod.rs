@@ -14,7 +14,7 @@ use std::rc::Rc;
 use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, TableId, View};
 
 use crate::views::{
-    bolt_cfg, bolt_functions, bolt_records, dump, flame, functions, memprof, stack_functions, summary, table,
+    bat, bolt_cfg, bolt_functions, bolt_records, dump, flame, functions, memprof, stack_functions, summary, table,
 };
 
 pub mod outbox;
@@ -102,6 +102,7 @@ pub struct Doc {
     pub bolt_functions: bolt_functions::BoltFunctions,
     pub bolt_cfg: bolt_cfg::BoltCfg,
     pub bolt_records: bolt_records::BoltRecords,
+    pub bat: bat::BatState,
 }
 
 impl Doc {
@@ -127,6 +128,7 @@ impl Doc {
             bolt_functions: bolt_functions::BoltFunctions::default(),
             bolt_cfg: bolt_cfg::BoltCfg::default(),
             bolt_records: bolt_records::BoltRecords::default(),
+            bat: bat::BatState::default(),
         }
     }
 
@@ -162,6 +164,7 @@ impl Doc {
             View::BoltBranches => self.bolt_records.enter(TableId::BoltBranches, id, out),
             View::BoltMemory => self.bolt_records.enter(TableId::BoltMemory, id, out),
             View::BoltSamples => self.bolt_records.enter(TableId::BoltSamples, id, out),
+            View::Bat => self.bat.enter(id, out),
             View::Dump | View::Flame => {}
         }
     }
@@ -210,6 +213,7 @@ pub enum Action {
     BoltCfg(bolt_cfg::Msg),
     /// A message to one of an fdata profile's record tables.
     BoltRecords(TableId, table::Msg),
+    Bat(table::Msg),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -315,6 +319,7 @@ impl State {
                 }
             }),
             Action::BoltCfg(msg) => self.with_current(|doc, out| doc.bolt_cfg.update(msg, doc.id, out)),
+            Action::Bat(msg) => self.with_current(|doc, out| doc.bat.update(msg, doc.id, out)),
             Action::BoltRecords(table, msg) => {
                 self.with_current(|doc, out| doc.bolt_records.update(table, msg, doc.id, out))
             }
@@ -385,6 +390,7 @@ impl State {
                     d.stack_functions.table.failed(req);
                     d.bolt_functions.table.failed(req);
                     d.bolt_records.failed(req);
+                    d.bat.table.failed(req);
                     if d.bolt_cfg.failed(req, &failure.message) {
                         return true;
                     }
@@ -428,6 +434,7 @@ impl State {
                 pgolens_protocol::TableId::MemProf => d.memprof.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::StackFunctions => d.stack_functions.on_reply(Reply::Table(page)),
                 pgolens_protocol::TableId::BoltFunctions => d.bolt_functions.on_reply(Reply::Table(page)),
+                TableId::BatFunctions => d.bat.on_reply(Reply::Table(page)),
                 TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => {
                     d.bolt_records.on_reply(Reply::Table(page))
                 }
@@ -435,6 +442,7 @@ impl State {
             Reply::BoltCfg(graph) => self.with_doc(doc, |d, _| d.bolt_cfg.loaded(req, *graph)),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
             reply @ Reply::Function(_) => self.with_doc(doc, |d, _| d.functions.on_reply(reply)),
+            reply @ Reply::BatFunction(_) => self.with_doc(doc, |d, _| d.bat.on_reply(reply)),
             reply @ Reply::MemProfSite(_) => self.with_doc(doc, |d, _| d.memprof.on_reply(reply)),
             reply @ (Reply::Flame { .. }
             | Reply::Sandwich { .. }

@@ -565,3 +565,23 @@ fn a_recording_with_branch_stacks_is_offered_the_elf_to_become_a_bolt_profile() 
     open(&mut t, 2, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
     assert!(!t.outbox.queue.iter().any(|e| matches!(e.request, Request::Correlate { .. })));
 }
+
+#[test]
+fn a_bolted_binary_shows_its_bat_and_a_row_asks_for_its_translation() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p.bolt".into(), size: 100, demo: false, select: true });
+    open(&mut s, 1, summary("elf+bat", &[View::Dump, View::Bat], View::Bat), info("file", 0, 100, false), vec![]);
+    let asked = last(&s);
+    assert!(
+        matches!(&asked.request, Request::Table { query, .. } if query.table == TableId::BatFunctions),
+        "{asked:?}"
+    );
+    assert!(s.update(Action::Bat(TableMsg::Select(3))));
+    let e = last(&s);
+    assert_eq!(e.request, Request::BatFunction { row: 3 });
+    // A reply for another row is dropped; the selected one is shown.
+    let detail = |row| Reply::BatFunction(Box::new(pgolens_protocol::BatDetail { row, ..Default::default() }));
+    assert!(!s.update(worker(1, Some(e.req), detail(2))));
+    assert!(s.update(worker(1, Some(e.req), detail(3))));
+    assert_eq!(s.current_doc().unwrap().bat.detail.as_ref().unwrap().row, 3);
+}

@@ -10,6 +10,7 @@ use super::status::percent;
 use super::tabs::Tabs;
 use crate::app::{Action, Doc, Kind, Phase};
 use crate::views;
+use crate::views::bat::bat_view::BatView;
 use crate::views::bolt_cfg::bolt_cfg_view::BoltCfgView;
 use crate::views::bolt_functions::bolt_functions_view::BoltFunctionsView;
 use crate::views::bolt_records::bolt_records_view::BoltRecordsView;
@@ -79,6 +80,7 @@ pub fn DocView(props: &Props) -> Html {
                 View::BoltMemory => {
                     html! { <BoltRecordsView doc={doc.clone()} dispatch={d} table={pgolens_protocol::TableId::BoltMemory} /> }
                 }
+                View::Bat => html! { <BatView doc={doc.clone()} dispatch={d} /> },
                 View::BoltSamples => {
                     html! { <BoltRecordsView doc={doc.clone()} dispatch={d} table={pgolens_protocol::TableId::BoltSamples} /> }
                 }

@@ -4,6 +4,7 @@
 
 use pgolens_protocol::View;
 
+pub mod bat;
 pub mod bolt_cfg;
 pub mod bolt_functions;
 pub mod bolt_records;
@@ -28,6 +29,7 @@ pub fn title(view: View) -> &'static str {
         View::BoltBranches => "Branches",
         View::BoltMemory => "Memory",
         View::BoltSamples => "Samples",
+        View::Bat => "BAT",
     }
 }
 
@@ -53,5 +55,6 @@ pub fn id(view: View) -> &'static str {
         View::BoltBranches => "bolt-branches",
         View::BoltMemory => "bolt-memory",
         View::BoltSamples => "bolt-samples",
+        View::Bat => "bat",
     }
 }

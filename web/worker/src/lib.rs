@@ -10,6 +10,7 @@
 
 extern crate alloc;
 
+pub mod bat;
 pub mod bolt;
 pub mod session;
 pub mod stacks;
@@ -112,6 +113,7 @@ impl Sessions {
                 Reply::Search { samples, pattern, found }
             }
             Request::Timeline { event, bins } => Reply::Timeline(s.timeline(event, bins)?),
+            Request::BatFunction { row } => Reply::BatFunction(alloc::boxed::Box::new(s.bat_function(row)?)),
             Request::Correlate { .. } | Request::Symbolize { .. } | Request::BoltCfg { .. } | Request::Close => {
                 return Err(Failure::new("request handled above"));
             }

@@ -33,13 +33,14 @@ use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{
-    Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace, Found,
-    FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo, TableId,
-    TablePage, TableQuery, Timeline, View,
+    BatDetail, Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace,
+    Found, FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo,
+    TableId, TablePage, TableQuery, Timeline, View,
 };
 
 pub use pgolens_protocol::Failure;
 
+use crate::bat::BatView;
 use crate::bolt::BoltView;
 use crate::stacks::StacksView;
 use crate::{synthetic, tables};
@@ -82,6 +83,8 @@ struct Decoded {
     stacks: Option<StacksView>,
     /// The function table of a BOLT profile.
     bolt: Option<BoltView>,
+    /// The address translation tables of a BOLTed binary.
+    bat: Option<BatView>,
     /// The binaries and kallsyms files this perf.data is symbolized with.
     symbols: Vec<SymbolFile>,
 }
@@ -316,8 +319,19 @@ impl Session {
             }
             _ => (None, None),
         };
-        let views_error = views_error.or(bolt_error);
-        let (offered, open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some(), bolt.as_ref());
+        let (bat, bat_error) = match detection.format {
+            Format::ElfWithBat => match BatView::new(&data) {
+                Ok(v) => (v, None),
+                Err(e) => (None, Some(e)),
+            },
+            _ => (None, None),
+        };
+        let views_error = views_error.or(bolt_error).or(bat_error);
+        let (mut offered, mut open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some(), bolt.as_ref());
+        if bat.is_some() {
+            offered.insert(1, View::Bat);
+            open_on = View::Bat;
+        }
         let summary = FileSummary {
             name: self.name.clone(),
             format: detection.format.id().to_string(),
@@ -334,7 +348,7 @@ impl Session {
         };
         let opened = Opened { summary, root: node_info(&root), children: children(&root) };
         self.decoded =
-            Some(Decoded { data, file_size, detection, root, views, memprof, stacks, bolt, symbols: Vec::new() });
+            Some(Decoded { data, file_size, detection, root, views, memprof, stacks, bolt, bat, symbols: Vec::new() });
         Ok(opened)
     }
 
@@ -370,6 +384,7 @@ impl Session {
             memprof: None,
             stacks: Some(stacks),
             bolt: None,
+            bat: None,
             symbols: Vec::new(),
         });
         Ok(opened)
@@ -494,6 +509,14 @@ impl Session {
             TableId::Functions => self.views()?.table(tables::resolved(query), start, count),
             TableId::StackFunctions => self.stacks()?.table(query, start, count).map_err(fail),
             TableId::MemProf => self.memprof_table(tables::resolved(query), start, count),
+            TableId::BatFunctions => {
+                let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+                decoded.bat.as_mut().ok_or_else(|| fail("this file has no BAT"))?.table(
+                    tables::resolved(query),
+                    start,
+                    count,
+                )
+            }
             TableId::BoltFunctions | TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => {
                 let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
                 let bolt = decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?;
@@ -515,6 +538,12 @@ impl Session {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let elf = binary.and_then(|b| Some((b.name.as_str(), b.decoded.as_ref()?.data.as_slice())));
         decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function, elf)
+    }
+
+    /// One function of a BOLTed binary's BAT, with its translation entries.
+    pub fn bat_function(&self, row: u32) -> Result<BatDetail, Failure> {
+        let decoded = self.decoded.as_ref().ok_or_else(not_decoded)?;
+        decoded.bat.as_ref().ok_or_else(|| fail("this file has no BAT"))?.function(row)
     }
 
     /// The ELF document a BOLT profile reads its code from.

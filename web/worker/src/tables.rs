@@ -199,6 +199,29 @@ pub fn record_columns(which: Records) -> Vec<Column> {
         .collect()
 }
 
+/// The BAT functions table's columns.
+pub fn bat_columns() -> Vec<Column> {
+    use pgolens::model::bat::BatColumn;
+    BatColumn::ALL
+        .into_iter()
+        .map(|c| {
+            let (title, kind, help) = match c {
+                BatColumn::Name => ("Function", CellKind::Name, "the symbol at the output address"),
+                BatColumn::Address => ("Output address", CellKind::Hex, "where BOLT put it"),
+                BatColumn::Kind => ("Kind", CellKind::Text, "a hot function, or a cold fragment split off one"),
+                BatColumn::Blocks => ("Blocks", CellKind::Count, "basic blocks of the input function"),
+                BatColumn::Entries => ("Entries", CellKind::Count, "translation entries: block starts and branches"),
+                BatColumn::Secondary => ("Sec. entries", CellKind::Count, "secondary entry points"),
+                BatColumn::Hash => ("Hash", CellKind::Hex, "the input function's hash (BOLT's, for YAML matching)"),
+            };
+            let mut col = column(c.id(), title, kind);
+            col.descending_first = matches!(c, BatColumn::Blocks | BatColumn::Entries | BatColumn::Secondary);
+            col.help = Some(String::from(help));
+            col
+        })
+        .collect()
+}
+
 /// The default sort of each table.
 pub fn default_column(table: TableId) -> &'static str {
     match table {
@@ -207,6 +230,7 @@ pub fn default_column(table: TableId) -> &'static str {
         TableId::MemProf => MemColumn::TotalSize.id(),
         TableId::BoltFunctions => BoltColumn::Branches.id(),
         TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => RecordColumn::Count.id(),
+        TableId::BatFunctions => pgolens::model::bat::BatColumn::Entries.id(),
     }
 }
 

@@ -551,3 +551,36 @@ fn a_no_lbr_profile_lists_its_sample_lines() {
     assert_eq!(shown, counts);
     assert!(!counts.is_empty());
 }
+
+#[test]
+fn a_bolted_binary_opens_on_its_bat() {
+    let bytes = corpus("bolt-perf/cprog/cprog.bolt");
+    let mut s = session("cprog.bolt", &bytes);
+    let opened = s.finish().unwrap();
+    assert_eq!(opened.summary.format, "elf+bat");
+    assert_eq!((opened.summary.views.as_slice(), opened.summary.open_on), (&[View::Dump, View::Bat][..], View::Bat));
+    let bat = pgolens::formats::bolt::bat::from_elf(&bytes).unwrap().unwrap();
+    let page = s.table(&query(TableId::BatFunctions, "address", false, ""), 0, 1000).unwrap();
+    // 21 hot functions and 4 cold fragments, named from cprog.bolt's symbols (nm:
+    // hot_loop at 0x407080, the local hot_loop.cold.0 at 0x407580, which BOLT names
+    // with its `/1` suffix).
+    assert_eq!(page.total as usize, bat.hot.functions.len() + bat.cold.functions.len());
+    assert_eq!(page.total, 25);
+    let row = |name: &str| page.rows.iter().find(|r| name_of(&r.cells[0]) == name).unwrap();
+    assert_eq!(row("hot_loop").cells[1], Cell::Hex(0x407080));
+    assert_eq!(row("hot_loop.cold.0/1").cells[1], Cell::Hex(0x407580));
+    assert_eq!(row("hot_loop.cold.0/1").cells[2], Cell::Text("cold of hot_loop".into()));
+    // A function in full: its entries as decoded, its fragment linked.
+    let hot = row("hot_loop").id;
+    let detail = s.bat_function(hot).unwrap();
+    let decoded = bat.hot.functions.iter().find(|f| f.address.value == 0x407080).unwrap();
+    assert_eq!(detail.entries.len(), decoded.entries.len());
+    assert_eq!(detail.blocks, decoded.num_blocks.map(|n| n.value));
+    assert_eq!(detail.fragments, vec![(row("hot_loop.cold.0/1").id, "hot_loop.cold.0/1".to_string())]);
+    assert_eq!(detail.entries.iter().filter(|e| !e.branch).count(), decoded.blocks().count());
+    let cold = s.bat_function(row("hot_loop.cold.0/1").id).unwrap();
+    assert_eq!(cold.parent, Some((hot, "hot_loop".to_string())));
+    // Sorted by entries, largest first; filtered by name.
+    let page = s.table(&query(TableId::BatFunctions, "entries", true, "cold"), 0, 1000).unwrap();
+    assert_eq!(page.matching, 4);
+}

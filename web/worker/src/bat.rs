@@ -1,0 +1,109 @@
+//! The BAT view of a BOLTed binary: its hot functions and cold fragments as a
+//! table, and one function's translation entries.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use pgolens::formats::bolt::bat::{self, Bat};
+use pgolens::formats::perf::perf2bolt::binary::Binary;
+use pgolens::model::bat::{self as adapter, BatColumn, BatRow};
+use pgolens_protocol::{BatDetail, BatEntry, Cell, Row, TablePage, TableQuery};
+
+use crate::session::{fail, failure, Failure};
+use crate::tables;
+
+pub struct BatView {
+    bat: Bat,
+    rows: Vec<BatRow>,
+    /// The order last asked for: column, descending, filter, row ids.
+    order: Option<(BatColumn, bool, String, Vec<u32>)>,
+}
+
+impl BatView {
+    /// The BAT of `elf`, None when it has no `.note.bolt_bat`.
+    pub fn new(elf: &[u8]) -> Result<Option<BatView>, Failure> {
+        let Some(bat) = bat::from_elf(elf).map_err(failure)? else { return Ok(None) };
+        // Names from the binary's symbols (x86-64 ELF, as BOLT writes); else addresses.
+        let binary = Binary::parse(elf).ok();
+        let name_at = |address: u64| {
+            let b = binary.as_ref()?;
+            let i = b.functions.binary_search_by_key(&address, |f| f.address).ok()?;
+            Some(b.functions.get(i)?.name.clone())
+        };
+        let rows = adapter::rows(&bat, &name_at);
+        Ok(Some(BatView { bat, rows, order: None }))
+    }
+
+    /// A page of the functions table.
+    pub fn table(&mut self, query: TableQuery, start: u64, count: u64) -> Result<TablePage, Failure> {
+        let column =
+            BatColumn::from_id(&query.column).ok_or_else(|| fail(alloc::format!("no column {:?}", query.column)))?;
+        let fresh =
+            matches!(&self.order, Some((c, d, f, _)) if *c == column && *d == query.descending && *f == query.filter);
+        if !fresh {
+            let sorted = adapter::sorted(&self.rows, column, query.descending);
+            let order = adapter::filter(&self.rows, &sorted, &query.filter);
+            self.order = Some((column, query.descending, query.filter.clone(), order));
+        }
+        let order = self.order.as_ref().map(|o| o.3.as_slice()).unwrap_or_default();
+        let rows = &self.rows;
+        Ok(tables::page(query, tables::bat_columns(), rows.len(), None, order, start, count, |&id| {
+            let r = rows.get(id as usize)?;
+            let kind = match r.parent.and_then(|p| rows.get(p as usize)) {
+                Some(parent) => alloc::format!("cold of {}", parent.demangled.as_ref().unwrap_or(&parent.name)),
+                None => String::from("hot"),
+            };
+            let count = |v: Option<u64>| v.map_or(Cell::Empty, Cell::Count);
+            Some(Row {
+                id,
+                cells: alloc::vec![
+                    Cell::Name {
+                        text: r.demangled.clone().unwrap_or_else(|| r.name.clone()),
+                        raw: Some(r.name.clone()),
+                        tag: None
+                    },
+                    Cell::Hex(r.address),
+                    Cell::Text(kind),
+                    count(r.blocks),
+                    Cell::Count(r.entries),
+                    Cell::Count(r.secondary_entry_points),
+                    r.hash.map_or(Cell::Empty, Cell::Hex),
+                ],
+            })
+        }))
+    }
+
+    /// Row `row` in full: its translation entries, its parent or fragments.
+    pub fn function(&self, row: u32) -> Result<BatDetail, Failure> {
+        let f = adapter::function(&self.bat, row).ok_or_else(|| fail(alloc::format!("no BAT function {row}")))?;
+        let r = self.rows.get(row as usize).ok_or_else(|| fail(alloc::format!("no BAT function {row}")))?;
+        let named =
+            |id: u32| self.rows.get(id as usize).map(|p| (id, p.demangled.clone().unwrap_or_else(|| p.name.clone())));
+        Ok(BatDetail {
+            row,
+            name: r.name.clone(),
+            demangled: r.demangled.clone(),
+            address: r.address,
+            parent: r.parent.and_then(named),
+            fragments: (0..self.rows.len())
+                .filter_map(|i| u32::try_from(i).ok())
+                .filter(|&i| self.rows.get(i as usize).is_some_and(|c| c.parent == Some(row)))
+                .filter_map(named)
+                .collect(),
+            hash: r.hash,
+            blocks: r.blocks,
+            entries: f
+                .entries
+                .iter()
+                .map(|e| BatEntry {
+                    output_offset: e.output_offset,
+                    input_offset: e.input_offset(),
+                    branch: e.is_branch(),
+                    block_index: e.block.map(|b| b.index),
+                    block_hash: e.block.map(|b| b.hash),
+                })
+                .collect(),
+            secondary_entry_points: f.secondary_entry_points.iter().map(|s| u64::from(s.offset)).collect(),
+        })
+    }
+}
