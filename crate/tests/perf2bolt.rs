@@ -198,3 +198,71 @@ fn damaged_inputs_never_panic() {
         let _ = aggregate(&perf[..len], &elf, "cxxprog");
     }
 }
+
+/// perf2bolt on a BOLTed binary (BAT): every address translated to the input binary's
+/// function offsets, cold fragments counted in their hot function, local functions
+/// named `name/file/N`, under a `boltedcollection` header. Pre-aggregated traces,
+/// LBR perf.data and `--ba` samples, each against perf2bolt's fdata of the same input.
+#[test]
+fn bolted_binaries_translate_through_bat() {
+    // (program, pre-aggregated lines, LBR lines, basic lines, basic samples, out of range)
+    for (prog, preagg, lbr, basic, samples, out_of_range) in
+        [("cprog", 63, 58, 106, 1121, 155), ("cxxprog", 187, 186, 97, 1211, 26)]
+    {
+        let dir = format!("bolt-perf/{prog}");
+        let elf = common::read(&format!("{dir}/{prog}.bolt"));
+        let binary = Binary::parse(&elf).unwrap();
+        let check = |profile: &perf2bolt::Profile<'_>, reference: &str, count: usize| {
+            let ours = profile.to_fdata();
+            let theirs = String::from_utf8(common::read(&format!("{dir}/{reference}"))).unwrap();
+            assert!(lines(&ours) == lines(&theirs), "{reference}:\n{}", difference(&ours, &theirs));
+            assert_eq!(ours.lines().count(), count, "{reference}");
+            assert!(ours.starts_with("boltedcollection\n"), "{reference}");
+        };
+
+        let data = common::read(&format!("{dir}/{prog}.bolt.preagg-traces.txt"));
+        let profile = perf2bolt::aggregate_preagg(&data, &binary, false).unwrap();
+        check(&profile, &format!("{prog}.bolt.preagg.bat.fdata"), preagg);
+        assert_eq!((profile.stats.mismatching, profile.stats.out_of_range), (0, 0));
+
+        let data = common::read(&format!("{dir}/{prog}.bolt.brstack.perf.data"));
+        let perf = PerfData::parse(&data).unwrap();
+        let name = format!("{prog}.bolt");
+        let profile = perf2bolt::aggregate(&perf, &binary, name.as_bytes()).unwrap();
+        check(&profile, &format!("{prog}.bolt.bat.fdata"), lbr);
+        assert_eq!((profile.stats.mismatching, profile.stats.out_of_range), (0, 0));
+
+        let data = common::read(&format!("{dir}/{prog}.bolt.cpuclock.perf.data"));
+        let perf = PerfData::parse(&data).unwrap();
+        let profile = perf2bolt::aggregate_basic(&perf, &binary, name.as_bytes()).unwrap();
+        check(&profile, &format!("{prog}.bolt.bat-nolbr.fdata"), basic);
+        assert_eq!((profile.stats.samples, profile.stats.out_of_range), (samples, out_of_range));
+    }
+}
+
+/// The BAT maps perf2bolt reads ("Parsed N BAT entries": hot functions and cold
+/// fragments), a fragment's hot function, and BOLT's file-qualified names.
+#[test]
+fn bat_maps_of_bolted_binaries() {
+    for (prog, maps) in [("cprog", 25), ("cxxprog", 34)] {
+        let elf = common::read(&format!("bolt-perf/{prog}/{prog}.bolt"));
+        let binary = Binary::parse(&elf).unwrap();
+        assert_eq!(binary.translation.as_ref().unwrap().len(), maps, "{prog}");
+    }
+    let elf = common::read("bolt-perf/cprog/cprog.bolt");
+    let binary = Binary::parse(&elf).unwrap();
+    let t = binary.translation.as_ref().unwrap();
+    let function = |name: &str| binary.functions.iter().find(|f| f.name == name).unwrap();
+    let (hot, cold) = (function("hot_loop"), function("hot_loop.cold.0/1"));
+    assert_eq!(t.parent(cold.address), Some(hot.address));
+    assert_eq!(t.parent(hot.address), None);
+    assert!(t.is_bat_function(hot.address) && t.is_bat_function(cold.address));
+    // Offsets outside any map stay as they are.
+    assert_eq!(t.translate(0x1234, 7, false), 7);
+    assert_eq!(function("helper/1").file_name.as_deref(), Some("helper/cmain.c/1"));
+    assert_eq!(function("helper/2").file_name.as_deref(), Some("helper/cutil.c/1"));
+    assert_eq!(function("main").file_name, None);
+    // The input binary has no BAT: perf2bolt's usual names and no header.
+    let input = common::read("bolt-perf/cprog/cprog");
+    assert!(Binary::parse(&input).unwrap().translation.is_none());
+}

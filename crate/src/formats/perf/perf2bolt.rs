@@ -30,14 +30,27 @@
 //! [`aggregate_basic`] is `perf2bolt --ba`: sample ips instead of branch stacks, a
 //! `no_lbr EVENT:...` header and `1 FUNC OFF COUNT` lines.
 //!
-//! Not done: BOLTed inputs (BAT translation, `boltedcollection`), and BOLT's
-//! `SYMBOLat_<hash>` names of anonymous data (loads of them are dropped). The
-//! Skylake 32-entry workaround only applies with BAT.
+//! **BOLTed binaries** (a `.note.bolt_bat` note, [`bat`]): the fdata starts with
+//! `boltedcollection` and is in the input binary's terms. A branch's ends are
+//! translated with BAT (a source to its map entry's input offset), a cold fragment's
+//! to its hot function; the fall-throughs of a trace in a function BAT covers come
+//! from the BAT maps, not from disassembly (block start → next block start, in input
+//! offsets; a trace after a return starts one byte earlier, in the call's block);
+//! functions BAT does not cover are walked as usual. Local functions are named
+//! `name/file/N` where a `FILE` symbol gives one. `--ba` samples count in the hot
+//! function at the offset translated in its map (a cold sample's offset taken from
+//! the hot function's address, as perf2bolt does). Memory samples are not translated.
+//! With BAT, from the first 32-entry branch stack on, the two newest entries of every
+//! stack are dropped (perf2bolt's Skylake workaround).
+//!
+//! Not done: BOLT's `SYMBOLat_<hash>` names of anonymous data (loads of them are
+//! dropped); YAML from BAT (`perf2bolt -w`).
 //!
 //! Output lines: `1 FUNC OFF 1 FUNC OFF MISPREDS COUNT` (`0 [unknown] 0` for an end
 //! outside the binary's functions: those of `.symtab` under BOLT's names, and the PLT
 //! entries as `name@PLT`, see [`binary`]) and `4 FUNC OFF 4 OBJECT OFF COUNT`.
 
+pub mod bat;
 pub mod binary;
 pub mod cfg;
 
@@ -242,6 +255,9 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
     let mut traces: BTreeMap<(u64, u64, u64), Counts> = BTreeMap::new();
     let mut memory_samples: Vec<(u64, u64)> = Vec::new();
     let mut stack: Vec<(u64, u64, bool)> = Vec::new();
+    // perf2bolt's Skylake workaround, with BAT only: from the first stack of 32
+    // entries on, the two newest entries of every stack are dropped.
+    let mut skylake_fix = false;
     for record in perf.records() {
         let record = record?;
         let Record::Sample(sample) = &record.record else { continue };
@@ -257,8 +273,12 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
                 let (from, to) = if rebase { (adjust(e.from, m), adjust(e.to, m)) } else { (e.from, e.to) };
                 stack.push((from, to, e.flags.mispredicted()));
             }
+            if binary.translation.is_some() && stack.len() == 32 {
+                skylake_fix = true;
+            }
+            let skip = if skylake_fix { 2 } else { 0 };
             let mut next_from = BR_ONLY;
-            for &(from, to, mispredicted) in &stack {
+            for &(from, to, mispredicted) in stack.iter().skip(skip) {
                 let c = traces.entry((from, to, next_from)).or_default();
                 c.count = c.count.saturating_add(1);
                 c.mispredicted = c.mispredicted.saturating_add(u64::from(mispredicted));
@@ -365,12 +385,11 @@ pub fn aggregate_preagg<'b>(data: &[u8], binary: &'b Binary<'b>, basic: bool) ->
         samples: BTreeMap::new(),
     };
     for (address, count) in samples {
-        let Some(f) = binary.function_at(address) else {
+        let Some(at) = basic_location(binary, address) else {
             stats.out_of_range = stats.out_of_range.wrapping_add(count);
             continue;
         };
-        let offset = address.wrapping_sub(binary.functions.get(f).map_or(0, |f| f.address));
-        let n = basic.samples.entry((f, offset)).or_insert(0);
+        let n = basic.samples.entry(at).or_insert(0);
         *n = n.wrapping_add(count);
     }
     Ok(Profile {
@@ -407,12 +426,11 @@ pub fn aggregate_basic<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[
         }
         stats.samples = stats.samples.saturating_add(1);
         events.insert(sample.event);
-        let Some(f) = binary.function_at(ip) else {
+        let Some(at) = basic_location(binary, ip) else {
             stats.out_of_range = stats.out_of_range.saturating_add(1);
             continue;
         };
-        let offset = ip.wrapping_sub(binary.functions.get(f).map_or(0, |f| f.address));
-        let n = basic.samples.entry((f, offset)).or_insert(0);
+        let n = basic.samples.entry(at).or_insert(0);
         *n = n.saturating_add(1);
     }
     basic.events = events.iter().filter_map(|&e| perf.events.get(e)).map(|e| alloc::format!("{}:", e.name)).collect();
@@ -425,6 +443,27 @@ pub fn aggregate_basic<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[
         data: Vec::new(),
         stats,
     })
+}
+
+/// The hot function of a cold fragment (BAT's parent), as an index into
+/// [`Binary::functions`] (perf2bolt's `getBATParentFunction`).
+fn bat_parent(binary: &Binary<'_>, function: u64) -> Option<usize> {
+    binary.translation.as_ref()?.parent(function).and_then(|p| binary.function_at(p))
+}
+
+/// perf2bolt's `doBasicSample`: the function (a cold fragment's parent) and offset a
+/// sample counts at. With BAT the offset is taken from the parent's address, also for a
+/// sample in a cold fragment, and translated in the parent's map (as perf2bolt does).
+fn basic_location(binary: &Binary<'_>, address: u64) -> Option<(usize, u64)> {
+    let f = binary.function_at(address)?;
+    let function = binary.functions.get(f)?;
+    let f = bat_parent(binary, function.address).unwrap_or(f);
+    let start = binary.functions.get(f)?.address;
+    let offset = address.wrapping_sub(start);
+    match &binary.translation {
+        Some(t) => Some((f, t.translate(start, offset, false))),
+        None => Some((f, offset)),
+    }
 }
 
 /// BOLT's `BinaryData` for naming memory accesses: data symbols, functions, and the
@@ -444,14 +483,20 @@ fn data_objects(binary: &Binary<'_>, cfgs: &mut BTreeMap<usize, Option<Cfg>>) ->
 }
 
 impl Profile<'_> {
-    fn location(&self, address: u64) -> Location {
-        match self.binary.function_at(address) {
-            Some(f) => Location {
-                function: Some(f),
-                offset: address.wrapping_sub(self.binary.functions.get(f).map_or(0, |f| f.address)),
-            },
-            None => Location { function: None, offset: 0 },
+    /// `doBranch`'s address handling: the function and offset of a branch's end; with
+    /// BAT the offset translated (a branch source to its entry's input offset) and a
+    /// cold fragment replaced by its hot function.
+    fn location(&self, address: u64, branch_source: bool) -> Location {
+        let binary = self.binary;
+        let Some((f, function)) = binary.function_at(address).and_then(|f| Some((f, binary.functions.get(f)?))) else {
+            return Location { function: None, offset: 0 };
+        };
+        let mut offset = address.wrapping_sub(function.address);
+        if let Some(t) = &binary.translation {
+            offset = t.translate(function.address, offset, branch_source);
         }
+        let f = bat_parent(binary, function.address).unwrap_or(f);
+        Location { function: Some(f), offset }
     }
 
     fn bump(&mut self, from: Location, to: Location, count: u64, mispredicted: u64) {
@@ -462,8 +507,8 @@ impl Profile<'_> {
 
     /// perf2bolt's `doBranch`.
     fn branch(&mut self, from: u64, to: u64, counts: Counts) {
-        let from = self.location(from);
-        let to = self.location(to);
+        let from = self.location(from, true);
+        let to = self.location(to, false);
         if from.function.is_none() && to.function.is_none() {
             return;
         }
@@ -489,6 +534,21 @@ impl Profile<'_> {
             self.stats.mismatching = self.stats.mismatching.saturating_add(count);
             return;
         };
+        if let Some(t) = binary.translation.as_ref().filter(|t| t.is_bat_function(function.address)) {
+            // BAT's fall-throughs (input offsets), counted in the hot function; the
+            // start of a trace after a return is looked up one byte before it.
+            let parent = bat_parent(binary, function.address).unwrap_or(f);
+            match t.fall_throughs(function.address, from.wrapping_sub(u64::from(returns)), to) {
+                Some(edges) => {
+                    for (a, b) in edges {
+                        let at = |offset| Location { function: Some(parent), offset };
+                        self.bump(at(a), at(b), count, 0);
+                    }
+                }
+                None => self.stats.mismatching = self.stats.mismatching.saturating_add(count),
+            }
+            return;
+        }
         if function.plt {
             // BOLT's pseudo functions have no CFG and accept any fall-through.
             return;
@@ -509,7 +569,7 @@ impl Profile<'_> {
 
     /// The profile as fdata records (the model [`fdata::write`] writes).
     pub fn to_fdata_model(&self) -> Fdata<'static> {
-        let mut out = Fdata::default();
+        let mut out = Fdata { bolted_collection: self.binary.translation.is_some(), ..Fdata::default() };
         if let Some(basic) = &self.basic {
             out.no_lbr = Some(basic.events.iter().map(|e| Cow::Owned(e.clone().into_bytes())).collect());
             out.samples = basic
@@ -540,7 +600,7 @@ impl Profile<'_> {
             .map(|(&(f, pc, o, offset), &count)| {
                 let object = self.data.get(o).map_or("", |o| o.name.as_str());
                 fdata::MemoryAccess {
-                    pc: self.fdata_location(Location { function: Some(f), offset: pc }),
+                    pc: self.memory_location(f, pc),
                     address: fdata::Location { kind: SymbolKind::Symbol, name: Cow::Owned(escaped(object)), offset },
                     count: count as i64,
                     line: 0,
@@ -557,16 +617,31 @@ impl Profile<'_> {
         String::from_utf8(out).unwrap_or_default()
     }
 
-    /// `1 FUNC OFF`, or `0 [unknown] 0` outside the binary's functions.
+    /// `1 FUNC OFF`, or `0 [unknown] 0` outside the binary's functions. With BAT a
+    /// local function is named `name/file/N` where it has such a name
+    /// (perf2bolt's `getLocationName`).
     fn fdata_location(&self, at: Location) -> fdata::Location<'static> {
         match at.function.and_then(|f| self.binary.functions.get(f)) {
             Some(f) => {
-                fdata::Location { kind: SymbolKind::Symbol, name: Cow::Owned(escaped(&f.name)), offset: at.offset }
+                let name = match (&self.binary.translation, &f.file_name) {
+                    (Some(_), Some(file_name)) => file_name,
+                    _ => &f.name,
+                };
+                fdata::Location { kind: SymbolKind::Symbol, name: Cow::Owned(escaped(name)), offset: at.offset }
             }
             None => {
                 fdata::Location { kind: SymbolKind::NotSymbol, name: Cow::Borrowed(b"[unknown]"), offset: at.offset }
             }
         }
+    }
+}
+
+impl Profile<'_> {
+    /// A memory access's pc: perf2bolt names it after the function's first name and
+    /// does not translate it, with BAT or without.
+    fn memory_location(&self, f: usize, offset: u64) -> fdata::Location<'static> {
+        let name = self.binary.functions.get(f).map_or("", |f| f.name.as_str());
+        fdata::Location { kind: SymbolKind::Symbol, name: Cow::Owned(escaped(name)), offset }
     }
 }
 

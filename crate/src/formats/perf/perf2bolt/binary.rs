@@ -21,6 +21,7 @@ use core::cell::OnceCell;
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::{elf, LittleEndian};
 
+use super::bat::Translation;
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
@@ -56,6 +57,10 @@ pub struct Function {
     /// A PLT entry (BOLT's pseudo function `name@PLT`): no CFG, any fall-through
     /// inside it is fine.
     pub plt: bool,
+    /// A local function after a `FILE` symbol: BOLT's alternative name
+    /// `name/file/N` (N counting that pair in address order), which perf2bolt writes
+    /// instead of `name/N` for a BOLTed binary.
+    pub file_name: Option<String>,
 }
 
 /// A data symbol (or, for memory profiles, a function or a jump table): a memory
@@ -92,6 +97,9 @@ pub struct Binary<'data> {
     /// Every function's jump tables' addresses, made on first use by
     /// [`super::cfg::jump_tables`].
     pub(crate) jump_tables: OnceCell<Vec<u64>>,
+    /// A BOLTed binary (`.note.bolt_bat`): its BAT maps. perf2bolt then translates
+    /// every address to the input binary's function offsets.
+    pub translation: Option<Translation>,
 }
 
 fn bad(what: &'static str) -> impl Fn(object::Error) -> Error {
@@ -149,10 +157,20 @@ impl<'data> Binary<'data> {
         let symtab = table
             .symbols(endian, data, elf::SHT_SYMTAB)
             .map_err(bad("an ELF symbol table and its strings inside the file"))?;
-        // (address, symbol index, section, size, is function, name, local)
+        // (address, symbol index, section, size, is function, name, local, file)
         let mut symbols = Vec::new();
+        // BOLT's `FileSymbolName`: the last FILE symbol before a local symbol
+        // (Clang LTO's `ld-temp.o` aside).
+        let mut file: Option<String> = None;
         for (index, sym) in symtab.enumerate() {
             let kind = sym.st_type();
+            if kind == elf::STT_FILE {
+                let name = sym.name(endian, symtab.strings()).unwrap_or_default();
+                if name != b"ld-temp.o" {
+                    file = (!name.is_empty()).then(|| String::from_utf8_lossy(name).into_owned());
+                }
+                continue;
+            }
             let Some(shndx) = sym.st_shndx(endian).index().map(usize::from) else { continue };
             if !matches!(kind, elf::STT_FUNC | elf::STT_OBJECT | elf::STT_NOTYPE | elf::STT_TLS) {
                 continue;
@@ -176,6 +194,7 @@ impl<'data> Binary<'data> {
                 kind == elf::STT_FUNC,
                 String::from_utf8_lossy(name).into_owned(),
                 sym.st_bind() == elf::STB_LOCAL,
+                file.clone().filter(|_| sym.st_bind() == elf::STB_LOCAL),
             ));
         }
         symbols.sort_by_key(|s| (s.0, s.1));
@@ -186,7 +205,16 @@ impl<'data> Binary<'data> {
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
         let mut functions: Vec<Function> = Vec::new();
         let mut objects = Vec::new();
-        for (i, (address, _, shndx, size, is_function, name, local)) in symbols.iter().enumerate() {
+        for (i, (address, _, shndx, size, is_function, name, local, file)) in symbols.iter().enumerate() {
+            let file_name = match file.as_ref().filter(|_| *is_function) {
+                Some(file) => {
+                    let prefix = alloc::format!("{name}/{file}");
+                    let n = counts.entry(prefix.clone()).or_insert(0);
+                    *n = n.saturating_add(1);
+                    Some(alloc::format!("{prefix}/{n}"))
+                }
+                None => None,
+            };
             let name = if *local {
                 let n = counts.entry(name.clone()).or_insert(0);
                 *n = n.saturating_add(1);
@@ -203,11 +231,14 @@ impl<'data> Binary<'data> {
                 .map_or(section_end, |s| s.0);
             let max_size = next.saturating_sub(*address).max(*size);
             if *is_function && section.is_some_and(|s| s.executable) {
-                if functions.last().is_some_and(|f| f.address == *address) {
+                if let Some(alias) = functions.last_mut().filter(|f| f.address == *address) {
+                    if alias.file_name.is_none() {
+                        alias.file_name = file_name;
+                    }
                     continue;
                 }
                 let size = if *size == 0 { max_size } else { *size };
-                functions.push(Function { name, address: *address, size, max_size, plt: false });
+                functions.push(Function { name, address: *address, size, max_size, plt: false, file_name });
             } else if !is_function && !section.is_some_and(|s| s.executable) {
                 // A data symbol without a size reaches the next symbol (the section end).
                 let size = if *size == 0 { max_size } else { *size };
@@ -230,6 +261,7 @@ impl<'data> Binary<'data> {
             relocations,
             code_relocations,
             jump_tables: OnceCell::new(),
+            translation: crate::formats::bolt::bat::from_elf(data)?.map(|bat| Translation::new(&bat)),
         };
         if let Some((address, bytes)) = eh_frame {
             binary.landing_pads = binary.landing_pads(address, bytes);
@@ -274,12 +306,20 @@ impl<'data> Binary<'data> {
             build_id: None,
             segments: Vec::new(),
             sections: alloc::vec![Section { addr: address, size, offset: Some(0), executable: true }],
-            functions: alloc::vec![Function { name: "f".into(), address, size, max_size: size, plt: false }],
+            functions: alloc::vec![Function {
+                name: "f".into(),
+                address,
+                size,
+                max_size: size,
+                plt: false,
+                file_name: None,
+            }],
             objects: Vec::new(),
             landing_pads: Vec::new(),
             relocations: false,
             code_relocations: Vec::new(),
             jump_tables: OnceCell::new(),
+            translation: None,
         }
     }
 
@@ -442,7 +482,7 @@ fn plt_functions(
             });
             if let Some(symbol) = slot.and_then(|slot| slots.get(&slot)) {
                 let name = alloc::format!("{}@PLT", String::from_utf8_lossy(symbol));
-                out.push(Function { name, address: start, size: entry, max_size: entry, plt: true });
+                out.push(Function { name, address: start, size: entry, max_size: entry, plt: true, file_name: None });
             }
         }
     }
