@@ -477,8 +477,12 @@ impl Session {
                     .and_then(|perf| perf2bolt::aggregate(&perf, &parsed, binary.name.as_bytes())),
             }
             .map_err(|e| fail(alloc::format!("{} with {}: {}", self.name, binary.name, e)))?;
-            let mut bolt = BoltView::from_fdata(profile.to_fdata_model());
-            bolt.binary = Some(binary_id);
+            let fdata = profile.to_fdata_model();
+            // A BOLTed binary's profile is translated to the input binary (BAT): its
+            // code is not this binary's, so no graphs or instructions from it.
+            let translated = fdata.bolted_collection;
+            let mut bolt = BoltView::from_fdata(fdata);
+            bolt.binary = (!translated).then_some(binary_id);
             decoded.bolt = Some(bolt);
             let instrprof = decoded.views.is_some();
             return Ok(

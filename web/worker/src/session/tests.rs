@@ -584,3 +584,23 @@ fn a_bolted_binary_opens_on_its_bat() {
     let page = s.table(&query(TableId::BatFunctions, "entries", true, "cold"), 0, 1000).unwrap();
     assert_eq!(page.matching, 4);
 }
+
+#[test]
+fn a_recording_of_a_bolted_binary_becomes_the_input_binarys_profile() {
+    // perf2bolt with BAT: the function table is the one of its translated fdata;
+    // the BOLTed code is not the profile's, so there are no graphs from it.
+    let mut elf = session("cprog.bolt", &corpus("bolt-perf/cprog/cprog.bolt"));
+    elf.finish().unwrap();
+    let mut s = session("cprog.bolt.brstack.perf.data", &corpus("bolt-perf/cprog/cprog.bolt.brstack.perf.data"));
+    assert!(s.finish().unwrap().summary.branch_profile);
+    let views = s.correlate(2, &elf).unwrap();
+    assert!(views.contains(&View::BoltFunctions) && !views.contains(&View::BoltCfg), "{views:?}");
+    let mut theirs = session("ref.fdata", &corpus("bolt-perf/cprog/cprog.bolt.bat.fdata"));
+    theirs.finish().unwrap();
+    let rows = |s: &mut Session| -> Vec<Vec<Cell>> {
+        let mut page = s.table(&query(TableId::BoltFunctions, "name", false, ""), 0, 10_000).unwrap().rows;
+        page.sort_by_key(|r| name_of(&r.cells[0]).to_string());
+        page.into_iter().map(|r| r.cells).collect()
+    };
+    assert_eq!(rows(&mut s), rows(&mut theirs));
+}
