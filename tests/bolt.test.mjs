@@ -259,6 +259,12 @@ test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'
   for (const [name, exec] of printed) {
     assert.equal(shown.find((r) => r.name === name)?.exec, exec, name);
   }
+  // Saved as a file: perf2bolt's fdata of the recording.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save fdata' }).click()]);
+  assert.equal(download.suggestedFilename(), 'cprog.brstack.perf.data.fdata');
+  const saved = await readFile(await download.path(), 'utf8');
+  const reference = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.brstack.fdata'), 'utf8');
+  assert.deepEqual(saved.split('\n').sort(), reference.split('\n').sort());
   await rows(page).filter({ hasText: /^hot_loop/ }).first().click();
   await page.locator('.bolt-cfg .cfg-binary', { hasText: 'code from cprog' }).waitFor({ timeout: 15000 });
   assert.deepEqual(errors, []);

@@ -77,6 +77,9 @@ pub enum Request {
     BoltCfg { function: Option<u32> },
     /// One function of a BOLTed binary's BAT table, with its translation entries.
     BatFunction { row: u32 },
+    /// The BOLT profile written out: fdata (as perf2bolt writes it, translated
+    /// when it came from a BOLTed binary) or YAML (as LLVM's writer writes it).
+    ExportBolt,
     /// Forget the document.
     Close,
 }
@@ -147,6 +150,11 @@ pub enum Reply {
     Timeline(Timeline),
     BoltCfg(Box<CfgGraph>),
     BatFunction(Box<BatDetail>),
+    /// A file to save: its suggested name and its bytes.
+    Exported {
+        name: String,
+        bytes: Bytes,
+    },
     /// The request (or, with no `req`, the open) failed.
     Failed(Failure),
 }

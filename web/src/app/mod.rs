@@ -214,6 +214,10 @@ pub enum Action {
     /// A message to one of an fdata profile's record tables.
     BoltRecords(TableId, table::Msg),
     Bat(table::Msg),
+    /// Write the current BOLT profile out (fdata or YAML), to save.
+    ExportBolt,
+    /// The written profile was handed to the browser.
+    ExportSaved,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -319,6 +323,8 @@ impl State {
                 }
             }),
             Action::BoltCfg(msg) => self.with_current(|doc, out| doc.bolt_cfg.update(msg, doc.id, out)),
+            Action::ExportBolt => self.with_current(|doc, out| doc.bolt_functions.export(doc.id, out)),
+            Action::ExportSaved => self.with_current(|doc, _| doc.bolt_functions.saved()),
             Action::Bat(msg) => self.with_current(|doc, out| doc.bat.update(msg, doc.id, out)),
             Action::BoltRecords(table, msg) => {
                 self.with_current(|doc, out| doc.bolt_records.update(table, msg, doc.id, out))
@@ -391,6 +397,7 @@ impl State {
                     d.bolt_functions.table.failed(req);
                     d.bolt_records.failed(req);
                     d.bat.table.failed(req);
+                    d.bolt_functions.exporting = false;
                     if d.bolt_cfg.failed(req, &failure.message) {
                         return true;
                     }
@@ -442,6 +449,7 @@ impl State {
             Reply::BoltCfg(graph) => self.with_doc(doc, |d, _| d.bolt_cfg.loaded(req, *graph)),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
             reply @ Reply::Function(_) => self.with_doc(doc, |d, _| d.functions.on_reply(reply)),
+            reply @ Reply::Exported { .. } => self.with_doc(doc, |d, _| d.bolt_functions.on_reply(reply)),
             reply @ Reply::BatFunction(_) => self.with_doc(doc, |d, _| d.bat.on_reply(reply)),
             reply @ Reply::MemProfSite(_) => self.with_doc(doc, |d, _| d.memprof.on_reply(reply)),
             reply @ (Reply::Flame { .. }

@@ -585,3 +585,22 @@ fn a_bolted_binary_shows_its_bat_and_a_row_asks_for_its_translation() {
     assert!(s.update(worker(1, Some(e.req), detail(3))));
     assert_eq!(s.current_doc().unwrap().bat.detail.as_ref().unwrap().row, 3);
 }
+
+#[test]
+fn a_bolt_profile_is_written_out_once_and_saved() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p.fdata".into(), size: 100, demo: false, select: true });
+    let fdata = summary("bolt-fdata", &[View::Dump, View::BoltFunctions], View::BoltFunctions);
+    open(&mut s, 1, fdata, info("file", 0, 100, false), vec![]);
+    assert!(s.update(Action::ExportBolt));
+    assert!(!s.update(Action::ExportBolt), "once at a time");
+    let e = last(&s);
+    assert_eq!(e.request, Request::ExportBolt);
+    let bytes = pgolens_protocol::Bytes(b"1 f 0 1 f 4 0 1\n".to_vec());
+    assert!(s.update(worker(1, Some(e.req), Reply::Exported { name: "p.fdata".into(), bytes })));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.bolt_functions.exported.as_ref().unwrap().0, "p.fdata");
+    assert!(!doc.bolt_functions.exporting);
+    assert!(s.update(Action::ExportSaved));
+    assert!(s.current_doc().unwrap().bolt_functions.exported.is_none());
+}

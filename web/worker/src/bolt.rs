@@ -125,6 +125,18 @@ impl BoltView {
 }
 
 impl BoltView {
+    /// The profile as a file: fdata as perf2bolt writes it, or YAML as LLVM's
+    /// writer does (wrapped as the input was); `stem` names it.
+    pub fn export(&self, stem: &str) -> Result<(String, Vec<u8>), Failure> {
+        if let Some(profile) = &self.yaml {
+            return Ok((alloc::format!("{stem}.yaml"), yaml::write(profile, profile.wrap_column())));
+        }
+        let profile = self.fdata.as_ref().ok_or_else(|| fail("no profile to write"))?;
+        let mut out = Vec::new();
+        fdata::write(profile, &mut out);
+        Ok((alloc::format!("{stem}.fdata"), out))
+    }
+
     /// The record tables the profile has lines for.
     pub fn records(&self) -> Vec<Records> {
         let Some(f) = &self.fdata else { return Vec::new() };

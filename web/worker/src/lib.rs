@@ -113,6 +113,10 @@ impl Sessions {
                 Reply::Search { samples, pattern, found }
             }
             Request::Timeline { event, bins } => Reply::Timeline(s.timeline(event, bins)?),
+            Request::ExportBolt => {
+                let (name, bytes) = s.export_bolt()?;
+                Reply::Exported { name, bytes: bytes.into() }
+            }
             Request::BatFunction { row } => Reply::BatFunction(alloc::boxed::Box::new(s.bat_function(row)?)),
             Request::Correlate { .. } | Request::Symbolize { .. } | Request::BoltCfg { .. } | Request::Close => {
                 return Err(Failure::new("request handled above"));

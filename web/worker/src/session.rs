@@ -544,6 +544,15 @@ impl Session {
         decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function, elf)
     }
 
+    /// The BOLT profile as a file to save (see [`BoltView::export`]).
+    pub fn export_bolt(&self) -> Result<(String, Vec<u8>), Failure> {
+        let decoded = self.decoded.as_ref().ok_or_else(not_decoded)?;
+        let bolt = decoded.bolt.as_ref().ok_or_else(|| fail("this file has no BOLT profile"))?;
+        // `x.fdata` re-written stays `x.fdata`; a recording becomes `x.perf.data.fdata`.
+        let stem = self.name.strip_suffix(".fdata").or_else(|| self.name.strip_suffix(".yaml")).unwrap_or(&self.name);
+        bolt.export(stem)
+    }
+
     /// One function of a BOLTed binary's BAT, with its translation entries.
     pub fn bat_function(&self, row: u32) -> Result<BatDetail, Failure> {
         let decoded = self.decoded.as_ref().ok_or_else(not_decoded)?;

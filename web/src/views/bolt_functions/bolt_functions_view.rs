@@ -1,7 +1,10 @@
-//! The BOLT Functions tab: the profile's functions as a sortable virtual table.
+//! The BOLT Functions tab: the profile's functions as a sortable virtual table, and
+//! a button that saves the profile as a file (fdata as perf2bolt writes it, or
+//! YAML): a recording or pre-aggregated file becomes perf2bolt's fdata here.
 
 use std::rc::Rc;
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::app::{Action, Doc};
@@ -13,15 +16,48 @@ pub struct Props {
     pub dispatch: Callback<Action>,
 }
 
+/// Hands `bytes` to the browser as a download named `name`.
+fn save(name: &str, bytes: &[u8]) -> Option<()> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/plain");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).ok()?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
+    let document = web_sys::window()?.document()?;
+    let a = document.create_element("a").ok()?.dyn_into::<web_sys::HtmlAnchorElement>().ok()?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    web_sys::Url::revoke_object_url(&url).ok()
+}
+
 #[function_component]
 pub fn BoltFunctionsView(props: &Props) -> Html {
-    let t = &props.doc.bolt_functions.table;
+    let f = &props.doc.bolt_functions;
+    let t = &f.table;
+    {
+        let dispatch = props.dispatch.clone();
+        use_effect_with(f.exported.clone(), move |exported| {
+            if let Some(file) = exported {
+                let _ = save(&file.0, &file.1);
+                dispatch.emit(Action::ExportSaved);
+            }
+        });
+    }
     let count = match t.total {
         Some(n) => format!("{n} functions"),
         None => String::from("loading…"),
     };
+    let yaml = props.doc.summary.as_ref().is_some_and(|s| s.format == "bolt-yaml");
+    let label = if yaml { "Save YAML" } else { "Save fdata" };
     html! {
         <div class="functions bolt-functions">
+            <div class="bolt-actions">
+                <button class="bolt-export" disabled={f.exporting} onclick={props.dispatch.reform(|_| Action::ExportBolt)}
+                    title="The profile as a file: fdata as perf2bolt writes it (translated to the input binary for a BOLTed one), or YAML as LLVM's writer does">
+                    {label}
+                </button>
+            </div>
             <TableView table={t.clone()} on_msg={props.dispatch.reform(Action::BoltFunctions)} label="Functions"
                 count={count} filter={true} />
         </div>

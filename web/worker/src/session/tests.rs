@@ -604,3 +604,28 @@ fn a_recording_of_a_bolted_binary_becomes_the_input_binarys_profile() {
     };
     assert_eq!(rows(&mut s), rows(&mut theirs));
 }
+
+#[test]
+fn a_bolt_profile_is_saved_as_perf2bolt_and_llvm_write_it() {
+    // A recording with its binary: perf2bolt's fdata of it, as a line set.
+    let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+    elf.finish().unwrap();
+    let mut s = session("cprog.brstack.perf.data", &corpus("bolt-perf/cprog/cprog.brstack.perf.data"));
+    s.finish().unwrap();
+    assert!(s.export_bolt().is_err(), "nothing to save before the binary");
+    s.correlate(2, &elf).unwrap();
+    let (name, bytes) = s.export_bolt().unwrap();
+    assert_eq!(name, "cprog.brstack.perf.data.fdata");
+    let lines = |b: &[u8]| {
+        let mut l: Vec<String> = String::from_utf8(b.to_vec()).unwrap().lines().map(String::from).collect();
+        l.sort();
+        l
+    };
+    assert_eq!(lines(&bytes), lines(&corpus("bolt-perf/cprog/cprog.brstack.fdata")));
+    // An LLVM-written YAML comes back byte for byte.
+    let yaml = corpus("bolt-perf/cprog/cprog.instr.yaml");
+    let mut y = session("cprog.instr.yaml", &yaml);
+    y.finish().unwrap();
+    let (name, bytes) = y.export_bolt().unwrap();
+    assert_eq!((name.as_str(), bytes == yaml), ("cprog.instr.yaml", true));
+}
