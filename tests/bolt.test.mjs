@@ -271,6 +271,8 @@ test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'
   await page.close();
 });
 
+const blocksOf = (caption) => Number(/^(\d+) blocks/.exec(caption)[1]);
+
 test('a BOLTed binary opens on its BAT: functions and fragments at their output addresses, a function\'s translation', async () => {
   const page = await browser.context.newPage();
   const errors = [];
@@ -292,6 +294,10 @@ test('a BOLTed binary opens on its BAT: functions and fragments at their output 
   const entries = Number(/Entries\s+(\d+)/.exec(await detail.innerText())[1]);
   assert.equal(await detail.locator('.bat-entries tbody tr').count(), entries);
   assert.ok(entries > 0);
+  // The picture: one line per block, hot and cold.
+  const lines = detail.locator('.bat-moved line.hot, .bat-moved line.cold');
+  assert.equal(await lines.count(), blocksOf(await detail.locator('.bat-moved figcaption').innerText()));
+  assert.ok(await detail.locator('.bat-moved line.cold').count() > 0);
   await detail.getByRole('button', { name: 'hot_loop.cold.0/1' }).click();
   await detail.locator('h3', { hasText: 'hot_loop.cold.0' }).waitFor();
   assert.match(await detail.innerText(), /0x407580/);

@@ -688,6 +688,18 @@ pub struct BatDetail {
     pub entries: Vec<BatEntry>,
     /// Offsets in the input function of its secondary entry points.
     pub secondary_entry_points: Vec<u64>,
+    /// Where the whole function's blocks went (its hot part and every cold
+    /// fragment), for the picture of how BOLT moved the code.
+    pub moved: Vec<MovedBlock>,
+}
+
+/// A basic block of the input function and where BOLT put it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MovedBlock {
+    pub input_offset: u64,
+    /// 0: the hot part; 1, 2, ...: the cold fragments in table order.
+    pub fragment: u32,
+    pub output_offset: u64,
 }
 
 /// One translation entry: where in the output fragment, and what it was in the input.

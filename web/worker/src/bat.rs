@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use pgolens::formats::bolt::bat::{self, Bat};
 use pgolens::formats::perf::perf2bolt::binary::Binary;
 use pgolens::model::bat::{self as adapter, BatColumn, BatRow};
-use pgolens_protocol::{BatDetail, BatEntry, Cell, Row, TablePage, TableQuery};
+use pgolens_protocol::{BatDetail, BatEntry, Cell, MovedBlock, Row, TablePage, TableQuery};
 
 use crate::session::{fail, failure, Failure};
 use crate::tables;
@@ -104,6 +104,27 @@ impl BatView {
                 })
                 .collect(),
             secondary_entry_points: f.secondary_entry_points.iter().map(|s| u64::from(s.offset)).collect(),
+            moved: self.moved(r.parent.unwrap_or(row)),
         })
+    }
+
+    /// The block entries of hot function `hot` and of its cold fragments.
+    fn moved(&self, hot: u32) -> Vec<MovedBlock> {
+        let parts = core::iter::once(hot).chain(
+            (0..self.rows.len())
+                .filter_map(|i| u32::try_from(i).ok())
+                .filter(|&i| self.rows.get(i as usize).is_some_and(|c| c.parent == Some(hot))),
+        );
+        let mut out = Vec::new();
+        for (fragment, id) in parts.enumerate() {
+            let Some(f) = adapter::function(&self.bat, id) else { continue };
+            let fragment = u32::try_from(fragment).unwrap_or(u32::MAX);
+            out.extend(f.blocks().map(|e| MovedBlock {
+                input_offset: e.input_offset(),
+                fragment,
+                output_offset: e.output_offset,
+            }));
+        }
+        out
     }
 }

@@ -64,6 +64,7 @@ fn detail(b: &BatState, dispatch: &Callback<Action>) -> Html {
             if !d.secondary_entry_points.is_empty() {
                 <p>{"Secondary entry points at input offsets "}{d.secondary_entry_points.iter().map(|o| format!("{o:#x}")).collect::<Vec<_>>().join(", ")}</p>
             }
+            {moved_picture(d)}
             <table class="bat-entries mono" aria-label="Translation entries">
                 <thead><tr><th>{"output"}</th><th>{"input"}</th><th>{"kind"}</th><th>{"block"}</th></tr></thead>
                 <tbody>{for d.entries.iter().take(MAX_ENTRIES).map(|e| html! {
@@ -77,5 +78,60 @@ fn detail(b: &BatState, dispatch: &Callback<Action>) -> Html {
             </table>
             if d.entries.len() > MAX_ENTRIES { <p class="muted">{format!("… and {} more entries", d.entries.len() - MAX_ENTRIES)}</p> }
         </aside>
+    }
+}
+
+/// How BOLT moved the function's blocks: the input blocks in offset order on the
+/// left, the output on the right (the hot part, then each cold fragment), a line
+/// from each block to where it went. Crossing lines are reordered blocks.
+fn moved_picture(d: &pgolens_protocol::BatDetail) -> Html {
+    let n = d.moved.len();
+    if n == 0 {
+        return Html::default();
+    }
+    let fragments = d.moved.iter().map(|m| m.fragment).max().unwrap_or(0) as usize + 1;
+    let (width, pad, gap) = (300.0, 14.0, 10.0);
+    let step = (360.0 / n as f64).clamp(2.0, 10.0);
+    let height = pad * 2.0 + step * n as f64 + gap * (fragments - 1) as f64;
+    // Ranks: input by offset, output by (fragment, output offset).
+    let mut by_input: Vec<usize> = (0..n).collect();
+    by_input.sort_by_key(|&i| (d.moved[i].input_offset, i));
+    let mut input_rank = vec![0usize; n];
+    for (rank, &i) in by_input.iter().enumerate() {
+        input_rank[i] = rank;
+    }
+    let mut by_output: Vec<usize> = (0..n).collect();
+    by_output.sort_by_key(|&i| (d.moved[i].fragment, d.moved[i].output_offset, i));
+    let mut output_y = vec![0.0f64; n];
+    for (rank, &i) in by_output.iter().enumerate() {
+        output_y[i] = pad + step * rank as f64 + gap * f64::from(d.moved[i].fragment) + step / 2.0;
+    }
+    let (left, right) = (70.0, width - 70.0);
+    let lines = (0..n).map(|i| {
+        let y0 = pad + step * input_rank[i] as f64 + step / 2.0;
+        let class = if d.moved[i].fragment == 0 { "hot" } else { "cold" };
+        let title = format!(
+            "input {:#x} → {} {:#x}",
+            d.moved[i].input_offset,
+            if d.moved[i].fragment == 0 { String::from("hot") } else { format!("cold fragment {}", d.moved[i].fragment) },
+            d.moved[i].output_offset
+        );
+        html! {
+            <line class={class} x1={format!("{left:.1}")} y1={format!("{y0:.1}")} x2={format!("{right:.1}")} y2={format!("{:.1}", output_y[i])}>
+                <title>{title}</title>
+            </line>
+        }
+    });
+    html! {
+        <figure class="bat-moved" aria-label="How BOLT moved the blocks">
+            <svg viewBox={format!("0 0 {width} {height:.0}")} width={format!("{width}")} height={format!("{height:.0}")} role="img">
+                <text x="4" y="10" class="label">{"input"}</text>
+                <text x={format!("{:.0}", width - 4.0)} y="10" class="label" text-anchor="end">{"output"}</text>
+                <line class="axis" x1={format!("{left}")} y1={format!("{pad}")} x2={format!("{left}")} y2={format!("{:.0}", height - pad)} />
+                <line class="axis" x1={format!("{right}")} y1={format!("{pad}")} x2={format!("{right}")} y2={format!("{:.0}", height - pad)} />
+                {for lines}
+            </svg>
+            <figcaption class="muted">{format!("{n} blocks: input order on the left, output on the right (hot, then {} cold fragment{})", fragments - 1, if fragments == 2 { "" } else { "s" })}</figcaption>
+        </figure>
     }
 }

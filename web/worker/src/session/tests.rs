@@ -580,6 +580,11 @@ fn a_bolted_binary_opens_on_its_bat() {
     assert_eq!(detail.entries.iter().filter(|e| !e.branch).count(), decoded.blocks().count());
     let cold = s.bat_function(row("hot_loop.cold.0/1").id).unwrap();
     assert_eq!(cold.parent, Some((hot, "hot_loop".to_string())));
+    // The picture: every block of hot_loop, hot part and cold fragment, whichever is asked.
+    let fragment = bat.cold.functions.iter().find(|f| f.address.value == 0x407580).unwrap();
+    assert_eq!(detail.moved.len(), decoded.blocks().count() + fragment.blocks().count());
+    assert_eq!(detail.moved.iter().filter(|m| m.fragment == 1).count(), fragment.blocks().count());
+    assert_eq!(cold.moved, detail.moved);
     // Sorted by entries, largest first; filtered by name.
     let page = s.table(&query(TableId::BatFunctions, "entries", true, "cold"), 0, 1000).unwrap();
     assert_eq!(page.matching, 4);
