@@ -41,38 +41,71 @@ pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool, output: Option<&
     let elf = elf.ok_or("--to fdata needs --binary ELF (the profiled binary)")?;
     let elf_bytes = map(elf)?;
     let binary = Binary::parse(&elf_bytes).map_err(|e| format!("{elf}: {e}"))?;
-    let profile = match format {
-        Format::BoltPreagg => perf2bolt::aggregate_preagg(&input.data, &binary, basic),
-        Format::PerfData => {
-            let perf = PerfData::parse(&input.data).map_err(|e| format!("{path}: {e}"))?;
-            let name = std::path::Path::new(elf).file_name().map(|n| n.as_encoded_bytes()).unwrap_or(elf.as_bytes());
-            if basic {
-                perf2bolt::aggregate_basic(&perf, &binary, name)
-            } else {
-                perf2bolt::aggregate(&perf, &binary, name)
-            }
-        }
-        other => return Err(format!("{path}: a {other} cannot become fdata (perf.data, pre-aggregated or fdata)")),
-    }
-    .map_err(|e| format!("{path}: {e}"))?;
+    let profile = aggregate(path, &input.data, format, elf, &binary, basic, "fdata")?;
     fdata::write(&profile.to_fdata_model(), &mut out);
     emit(output, &out)
 }
 
-/// `export FILE --to yaml [-o OUT]`: a BOLT YAML profile as LLVM's writer writes it (wrapped
-/// at column 70 when the input was, as merge-fdata's output is).
-pub fn export_yaml(path: &str, output: Option<&str>) -> Result<(), String> {
+/// perf2bolt's aggregation of a perf.data or a pre-aggregated profile against `binary`
+/// (the file `elf`).
+fn aggregate<'b>(
+    path: &str,
+    data: &[u8],
+    format: Format,
+    elf: &str,
+    binary: &'b Binary<'b>,
+    basic: bool,
+    target: &str,
+) -> Result<perf2bolt::Profile<'b>, String> {
+    match format {
+        Format::BoltPreagg => perf2bolt::aggregate_preagg(data, binary, basic),
+        Format::PerfData => {
+            let perf = PerfData::parse(data).map_err(|e| format!("{path}: {e}"))?;
+            if basic {
+                perf2bolt::aggregate_basic(&perf, binary, base_name(elf))
+            } else {
+                perf2bolt::aggregate(&perf, binary, base_name(elf))
+            }
+        }
+        other => return Err(format!("{path}: a {other} cannot become {target} (perf.data, pre-aggregated or fdata)")),
+    }
+    .map_err(|e| format!("{path}: {e}"))
+}
+
+/// The file name of a path, as perf2bolt matches it against perf's mappings.
+fn base_name(path: &str) -> &[u8] {
+    std::path::Path::new(path).file_name().map(|n| n.as_encoded_bytes()).unwrap_or(path.as_bytes())
+}
+
+/// `export FILE --to yaml [--binary ELF] [--ba] [-o OUT]`: a BOLT YAML profile as LLVM's
+/// writer writes it (wrapped at column 70 when the input was, as merge-fdata's output
+/// is); or, for a perf.data or pre-aggregated profile of a BOLTed binary ELF (one with
+/// BAT), the YAML `perf2bolt ELF -p FILE -w OUT` writes from the BAT tables.
+pub fn export_yaml(path: &str, elf: Option<&str>, basic: bool, output: Option<&str>) -> Result<(), String> {
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let format = input.detect().map_err(|e| format!("{path}: {e}"))?.format;
-    if format != Format::BoltYaml {
+    if format == Format::BoltYaml {
+        let profile = yaml::decode(&input.data).map_err(|e| format!("{path}: {e}"))?;
+        warn_unknown_keys(path, &profile);
+        return emit(output, &yaml::write(&profile, profile.wrap_column()));
+    }
+    if !matches!(format, Format::PerfData | Format::BoltPreagg) {
         return Err(format!(
             "{path}: a {format} cannot become YAML here (YAML from fdata needs BOLT's block hashes of the binary)"
         ));
     }
-    let profile = yaml::decode(&input.data).map_err(|e| format!("{path}: {e}"))?;
-    warn_unknown_keys(path, &profile);
-    emit(output, &yaml::write(&profile, profile.wrap_column()))
+    let elf = elf.ok_or("--to yaml from a profile needs --binary ELF (the BOLTed binary, with BAT)")?;
+    let elf_bytes = map(elf)?;
+    let binary = Binary::parse(&elf_bytes).map_err(|e| format!("{elf}: {e}"))?;
+    if binary.translation.is_none() {
+        return Err(format!(
+            "{elf}: no BAT (.note.bolt_bat): YAML of a binary BOLT did not write needs its CFG (not done)"
+        ));
+    }
+    let profile = aggregate(path, &input.data, format, elf, &binary, basic, "YAML")?;
+    let yaml = perf2bolt::bat_yaml::to_yaml(&profile, &elf_bytes, elf.as_bytes()).map_err(|e| format!("{elf}: {e}"))?;
+    emit(output, &yaml::write(&yaml, None))
 }
 
 /// LLVM's reader warns about keys it does not know and goes on; so do we.

@@ -14,8 +14,10 @@
 //!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT,
 //!                               a pre-aggregated profile as `perf2bolt ELF --pa -p FILE` does
 //!                               (--ba: basic samples, as `perf2bolt --ba`), an fdata re-written
-//! pgolens export FILE --to yaml [-o OUT]
-//!                               a BOLT YAML profile re-written as LLVM's YAML writer writes it
+//! pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]
+//!                               a BOLT YAML profile re-written as LLVM's YAML writer writes it, or
+//!                               for a perf.data / pre-aggregated profile of a BOLTed ELF (with BAT)
+//!                               the YAML `perf2bolt ELF -p FILE -w OUT` writes
 //! pgolens merge A B... [-o OUT]  fdata or YAML profiles summed as `merge-fdata A B... -o OUT` does
 //! ```
 
@@ -30,7 +32,7 @@ use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [-o OUT]\n       pgolens merge A B... [-o OUT]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens merge A B... [-o OUT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -225,7 +227,7 @@ fn export(args: &[String]) -> Result<(), String> {
         "perf-script" => return export_perf_script(path, ScriptFields::Samples, &binaries, kallsyms),
         "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack, &binaries, kallsyms),
         "fdata" => return bolt::export_fdata(path, binary.map(String::as_str), basic, output),
-        "yaml" => return bolt::export_yaml(path, output),
+        "yaml" => return bolt::export_yaml(path, binary.map(String::as_str), basic, output),
         _ => {
             return Err(format!(
                 "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata, yaml"

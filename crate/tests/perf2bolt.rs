@@ -13,6 +13,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use pgolens::formats::bolt::yaml;
 use pgolens::formats::perf::perf2bolt::{self, binary::Binary};
 use pgolens::formats::perf::PerfData;
 
@@ -238,6 +239,31 @@ fn bolted_binaries_translate_through_bat() {
         check(&profile, &format!("{prog}.bolt.bat-nolbr.fdata"), basic);
         assert_eq!((profile.stats.samples, profile.stats.out_of_range), (samples, out_of_range));
     }
+}
+
+/// `perf2bolt X.bolt -p perf.data -w X.yaml` on a BOLTed binary writes its YAML from the
+/// BAT tables: the same bytes.
+#[test]
+fn bolted_binaries_yaml_from_bat() {
+    for prog in ["cprog", "cxxprog"] {
+        let dir = format!("bolt-perf/{prog}");
+        let elf = common::read(&format!("{dir}/{prog}.bolt"));
+        let binary = Binary::parse(&elf).unwrap();
+        let data = common::read(&format!("{dir}/{prog}.bolt.brstack.perf.data"));
+        let perf = PerfData::parse(&data).unwrap();
+        let name = format!("{prog}.bolt");
+        let profile = perf2bolt::aggregate(&perf, &binary, name.as_bytes()).unwrap();
+        let model = perf2bolt::bat_yaml::to_yaml(&profile, &elf, name.as_bytes()).unwrap();
+        let ours = String::from_utf8(yaml::write(&model, None)).unwrap();
+        let theirs = String::from_utf8(common::read(&format!("{dir}/{prog}.bolt.bat.yaml"))).unwrap();
+        assert!(ours == theirs, "{prog}.bolt.bat.yaml:\n{}", difference(&ours, &theirs));
+    }
+    // Without BAT there are no tables to write from.
+    let elf = common::read("bolt-perf/cprog/cprog");
+    let binary = Binary::parse(&elf).unwrap();
+    let data = common::read("bolt-perf/cprog/cprog.brstack.perf.data");
+    let profile = perf2bolt::aggregate(&PerfData::parse(&data).unwrap(), &binary, b"cprog").unwrap();
+    assert!(perf2bolt::bat_yaml::to_yaml(&profile, &elf, b"cprog").is_err());
 }
 
 /// The BAT maps perf2bolt reads ("Parsed N BAT entries": hot functions and cold

@@ -43,14 +43,17 @@
 //! With BAT, from the first 32-entry branch stack on, the two newest entries of every
 //! stack are dropped (perf2bolt's Skylake workaround).
 //!
+//! YAML from BAT (`perf2bolt -w` on a BOLTed binary): [`bat_yaml`].
+//!
 //! Not done: BOLT's `SYMBOLat_<hash>` names of anonymous data (loads of them are
-//! dropped); YAML from BAT (`perf2bolt -w`).
+//! dropped).
 //!
 //! Output lines: `1 FUNC OFF 1 FUNC OFF MISPREDS COUNT` (`0 [unknown] 0` for an end
 //! outside the binary's functions: those of `.symtab` under BOLT's names, and the PLT
 //! entries as `name@PLT`, see [`binary`]) and `4 FUNC OFF 4 OBJECT OFF COUNT`.
 
 pub mod bat;
+pub mod bat_yaml;
 pub mod binary;
 pub mod cfg;
 
