@@ -11,8 +11,10 @@
 //!   perf2bolt does not disassemble the functions BAT covers: these are the only
 //!   fall-throughs it records for them.
 //!
-//! BOLT keeps the maps as `std::map<uint32_t, uint32_t>`: offsets are truncated to
-//! 32 bits for the look-ups, and of two entries at one output offset the first wins.
+//! BOLT 22 keeps the maps as `std::multimap<uint32_t, uint32_t>`: offsets are
+//! truncated to 32 bits for the look-ups, and entries at one output offset (an
+//! empty block and the block after it) are all kept, in file order: a look-up
+//! takes the last of them, and a fall-through walk passes through each.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -24,7 +26,8 @@ const KEY_MASK: u64 = 0xffff_ffff;
 /// The translation entries of one function or fragment.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Map {
-    /// (output offset, input offset << 1 | BRANCHENTRY), sorted, unique offsets.
+    /// (output offset, input offset << 1 | BRANCHENTRY), sorted by offset; entries at
+    /// one offset in file order.
     entries: Vec<(u64, u64)>,
     /// Cold fragments: the output address of the hot function.
     parent: Option<u64>,
@@ -66,13 +69,7 @@ impl Translation {
             }
             let parent =
                 if function.is_cold() { Some(bat.parent(function).map_or(0, |p| p.address.value)) } else { None };
-            let mut entries: Vec<(u64, u64)> = Vec::with_capacity(function.entries.len());
-            for e in &function.entries {
-                let key = e.output_offset & KEY_MASK;
-                if let Err(at) = entries.binary_search_by_key(&key, |x| x.0) {
-                    entries.insert(at, (key, e.input & KEY_MASK));
-                }
-            }
+            let entries = multimap(function.entries.iter().map(|e| (e.output_offset, e.input)));
             maps.insert(address, Map { entries, parent });
         }
         Translation { maps }
@@ -153,6 +150,19 @@ impl Translation {
     }
 }
 
+/// `(output offset, input value)` pairs as BOLT's multimap holds them: sorted by
+/// the 32-bit offset, entries at one offset in the order given.
+fn multimap(pairs: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
+    let mut entries: Vec<(u64, u64)> = Vec::new();
+    for (output, input) in pairs {
+        let key = output & KEY_MASK;
+        // After the entries at the same offset.
+        let at = entries.partition_point(|x| x.0 <= key);
+        entries.insert(at, (key, input & KEY_MASK));
+    }
+    entries
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +190,22 @@ mod tests {
         assert_eq!(t.translate(0x3000, 3, false), 3);
         assert_eq!(t.parent(0x2000), Some(0x1000));
         assert_eq!(t.parent(0x1000), None);
+    }
+
+    /// An empty block and the block after it at one output offset (seen in SQLite's
+    /// `resolveP2Values`, BOLTed: 0x4c → input 0x4c, then 0x4c → input 0x50):
+    /// perf2bolt translates to the last of them and walks through both.
+    #[test]
+    fn entries_at_one_output_offset_are_all_kept() {
+        let block = |input: u64| input << 1;
+        let entries =
+            multimap([(0, block(0)), (0x4c, block(0x4c)), (0x4c, block(0x50)), (0x60, block(0x70))].into_iter());
+        assert_eq!(entries.len(), 4);
+        let mut maps = BTreeMap::new();
+        maps.insert(0x1000, Map { entries, parent: None });
+        let t = Translation { maps };
+        assert_eq!(t.translate(0x1000, 0x4c, false), 0x50);
+        assert_eq!(t.fall_throughs(0x1000, 0x1004, 0x1062), Some(alloc::vec![(0, 0x4c), (0x4c, 0x50), (0x50, 0x70)]));
     }
 
     #[test]
