@@ -304,3 +304,22 @@ test('a BOLTed binary opens on its BAT: functions and fragments at their output 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a recording of a BOLTed binary dropped with it saves as perf2bolt -w\'s YAML from BAT, byte for byte', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const files = ['bolt-perf/cprog/cprog.bolt.brstack.perf.data', 'bolt-perf/cprog/cprog.bolt'];
+  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+  await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });
+  await rows(page).first().waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save YAML' }).click()]);
+  assert.equal(download.suggestedFilename(), 'cprog.bolt.brstack.perf.data.yaml');
+  const saved = await readFile(await download.path());
+  const reference = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.bolt.bat.yaml'));
+  assert.ok(saved.equals(reference), 'byte for byte');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

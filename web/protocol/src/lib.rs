@@ -78,8 +78,9 @@ pub enum Request {
     /// One function of a BOLTed binary's BAT table, with its translation entries.
     BatFunction { row: u32 },
     /// The BOLT profile written out: fdata (as perf2bolt writes it, translated
-    /// when it came from a BOLTed binary) or YAML (as LLVM's writer writes it).
-    ExportBolt,
+    /// when it came from a BOLTed binary) or, with `yaml`, YAML (as LLVM's writer
+    /// writes a YAML profile, or as perf2bolt -w writes one from BAT).
+    ExportBolt { yaml: bool },
     /// Forget the document.
     Close,
 }

@@ -214,8 +214,8 @@ pub enum Action {
     /// A message to one of an fdata profile's record tables.
     BoltRecords(TableId, table::Msg),
     Bat(table::Msg),
-    /// Write the current BOLT profile out (fdata or YAML), to save.
-    ExportBolt,
+    /// Write the current BOLT profile out (`true`: as YAML), to save.
+    ExportBolt(bool),
     /// The written profile was handed to the browser.
     ExportSaved,
 }
@@ -323,7 +323,7 @@ impl State {
                 }
             }),
             Action::BoltCfg(msg) => self.with_current(|doc, out| doc.bolt_cfg.update(msg, doc.id, out)),
-            Action::ExportBolt => self.with_current(|doc, out| doc.bolt_functions.export(doc.id, out)),
+            Action::ExportBolt(yaml) => self.with_current(|doc, out| doc.bolt_functions.export(yaml, doc.id, out)),
             Action::ExportSaved => self.with_current(|doc, _| doc.bolt_functions.saved()),
             Action::Bat(msg) => self.with_current(|doc, out| doc.bat.update(msg, doc.id, out)),
             Action::BoltRecords(table, msg) => {

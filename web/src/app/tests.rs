@@ -592,10 +592,10 @@ fn a_bolt_profile_is_written_out_once_and_saved() {
     s.update(Action::Add { id: 1, name: "p.fdata".into(), size: 100, demo: false, select: true });
     let fdata = summary("bolt-fdata", &[View::Dump, View::BoltFunctions], View::BoltFunctions);
     open(&mut s, 1, fdata, info("file", 0, 100, false), vec![]);
-    assert!(s.update(Action::ExportBolt));
-    assert!(!s.update(Action::ExportBolt), "once at a time");
+    assert!(s.update(Action::ExportBolt(false)));
+    assert!(!s.update(Action::ExportBolt(true)), "once at a time");
     let e = last(&s);
-    assert_eq!(e.request, Request::ExportBolt);
+    assert_eq!(e.request, Request::ExportBolt { yaml: false });
     let bytes = pgolens_protocol::Bytes(b"1 f 0 1 f 4 0 1\n".to_vec());
     assert!(s.update(worker(1, Some(e.req), Reply::Exported { name: "p.fdata".into(), bytes })));
     let doc = s.current_doc().unwrap();

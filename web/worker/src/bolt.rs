@@ -34,6 +34,8 @@ pub struct BoltView {
     fdata: Option<fdata::Fdata<'static>>,
     /// The open ELF document the profile's code is read from.
     pub binary: Option<DocId>,
+    /// A BOLTed binary's profile as perf2bolt -w writes it from BAT.
+    pub translated_yaml: Option<Vec<u8>>,
     sorted: Option<(Column, bool, Vec<u32>)>,
     filtered: Option<(Column, bool, String, Vec<u32>)>,
     /// Row ids by raw function name, for calls to link to their callees.
@@ -54,6 +56,7 @@ impl BoltView {
             yaml: None,
             fdata: Some(profile),
             binary: None,
+            translated_yaml: None,
             sorted: None,
             filtered: None,
             by_name: None,
@@ -69,6 +72,7 @@ impl BoltView {
             yaml: Some(profile.into_owned()),
             fdata: None,
             binary: None,
+            translated_yaml: None,
             sorted: None,
             filtered: None,
             by_name: None,
@@ -127,9 +131,15 @@ impl BoltView {
 impl BoltView {
     /// The profile as a file: fdata as perf2bolt writes it, or YAML as LLVM's
     /// writer does (wrapped as the input was); `stem` names it.
-    pub fn export(&self, stem: &str) -> Result<(String, Vec<u8>), Failure> {
+    pub fn export(&self, stem: &str, as_yaml: bool) -> Result<(String, Vec<u8>), Failure> {
         if let Some(profile) = &self.yaml {
             return Ok((alloc::format!("{stem}.yaml"), yaml::write(profile, profile.wrap_column())));
+        }
+        if as_yaml {
+            let bytes = self.translated_yaml.clone().ok_or_else(|| {
+                fail("YAML is written from a YAML profile, or from a BOLTed binary's BAT (fdata needs BOLT's block hashes)")
+            })?;
+            return Ok((alloc::format!("{stem}.yaml"), bytes));
         }
         let profile = self.fdata.as_ref().ok_or_else(|| fail("no profile to write"))?;
         let mut out = Vec::new();

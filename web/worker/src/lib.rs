@@ -113,8 +113,8 @@ impl Sessions {
                 Reply::Search { samples, pattern, found }
             }
             Request::Timeline { event, bins } => Reply::Timeline(s.timeline(event, bins)?),
-            Request::ExportBolt => {
-                let (name, bytes) = s.export_bolt()?;
+            Request::ExportBolt { yaml } => {
+                let (name, bytes) = s.export_bolt(yaml)?;
                 Reply::Exported { name, bytes: bytes.into() }
             }
             Request::BatFunction { row } => Reply::BatFunction(alloc::boxed::Box::new(s.bat_function(row)?)),

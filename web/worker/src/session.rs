@@ -483,6 +483,12 @@ impl Session {
             let translated = fdata.bolted_collection;
             let mut bolt = BoltView::from_fdata(fdata);
             bolt.binary = (!translated).then_some(binary_id);
+            // With BAT, perf2bolt -w's YAML too (written now: it needs the binary).
+            if translated {
+                bolt.translated_yaml = perf2bolt::bat_yaml::to_yaml(&profile, &elf.data, binary.name.as_bytes())
+                    .ok()
+                    .map(|y| pgolens::formats::bolt::yaml::write(&y, None));
+            }
             decoded.bolt = Some(bolt);
             let instrprof = decoded.views.is_some();
             return Ok(
@@ -545,12 +551,12 @@ impl Session {
     }
 
     /// The BOLT profile as a file to save (see [`BoltView::export`]).
-    pub fn export_bolt(&self) -> Result<(String, Vec<u8>), Failure> {
+    pub fn export_bolt(&self, yaml: bool) -> Result<(String, Vec<u8>), Failure> {
         let decoded = self.decoded.as_ref().ok_or_else(not_decoded)?;
         let bolt = decoded.bolt.as_ref().ok_or_else(|| fail("this file has no BOLT profile"))?;
         // `x.fdata` re-written stays `x.fdata`; a recording becomes `x.perf.data.fdata`.
         let stem = self.name.strip_suffix(".fdata").or_else(|| self.name.strip_suffix(".yaml")).unwrap_or(&self.name);
-        bolt.export(stem)
+        bolt.export(stem, yaml)
     }
 
     /// One function of a BOLTed binary's BAT, with its translation entries.

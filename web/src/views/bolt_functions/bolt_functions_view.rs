@@ -48,15 +48,25 @@ pub fn BoltFunctionsView(props: &Props) -> Html {
         Some(n) => format!("{n} functions"),
         None => String::from("loading…"),
     };
-    let yaml = props.doc.summary.as_ref().is_some_and(|s| s.format == "bolt-yaml");
-    let label = if yaml { "Save YAML" } else { "Save fdata" };
+    let summary = props.doc.summary.as_ref();
+    let yaml = summary.is_some_and(|s| s.format == "bolt-yaml");
+    // A recording of a BOLTed binary also saves as perf2bolt -w's YAML (from BAT).
+    let bat_yaml = !yaml && summary.is_some_and(|s| s.branch_profile);
     html! {
         <div class="functions bolt-functions">
             <div class="bolt-actions">
-                <button class="bolt-export" disabled={f.exporting} onclick={props.dispatch.reform(|_| Action::ExportBolt)}
-                    title="The profile as a file: fdata as perf2bolt writes it (translated to the input binary for a BOLTed one), or YAML as LLVM's writer does">
-                    {label}
-                </button>
+                if !yaml {
+                    <button class="bolt-export" disabled={f.exporting} onclick={props.dispatch.reform(|_| Action::ExportBolt(false))}
+                        title="The profile as perf2bolt writes fdata (translated to the input binary for a BOLTed one)">
+                        {"Save fdata"}
+                    </button>
+                }
+                if yaml || bat_yaml {
+                    <button class="bolt-export" disabled={f.exporting} onclick={props.dispatch.reform(|_| Action::ExportBolt(true))}
+                        title="The profile as YAML: as LLVM's writer writes a YAML profile, or as perf2bolt -w writes one from a BOLTed binary's BAT">
+                        {"Save YAML"}
+                    </button>
+                }
             </div>
             <TableView table={t.clone()} on_msg={props.dispatch.reform(Action::BoltFunctions)} label="Functions"
                 count={count} filter={true} />

@@ -33,12 +33,12 @@ impl BoltFunctions {
     }
 
     /// Asks the worker to write the profile out (fdata or YAML).
-    pub fn export(&mut self, doc: DocId, out: &mut Outbox) -> bool {
+    pub fn export(&mut self, yaml: bool, doc: DocId, out: &mut Outbox) -> bool {
         if self.exporting {
             return false;
         }
         self.exporting = true;
-        out.send(doc, Request::ExportBolt);
+        out.send(doc, Request::ExportBolt { yaml });
         true
     }
 

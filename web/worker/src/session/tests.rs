@@ -600,6 +600,10 @@ fn a_recording_of_a_bolted_binary_becomes_the_input_binarys_profile() {
     assert!(s.finish().unwrap().summary.branch_profile);
     let views = s.correlate(2, &elf).unwrap();
     assert!(views.contains(&View::BoltFunctions) && !views.contains(&View::BoltCfg), "{views:?}");
+    // Saved as YAML: perf2bolt -w's from BAT, byte for byte; an unBOLTed one has none.
+    let (name, yaml) = s.export_bolt(true).unwrap();
+    assert_eq!(name, "cprog.bolt.brstack.perf.data.yaml");
+    assert!(yaml == corpus("bolt-perf/cprog/cprog.bolt.bat.yaml"), "cprog.bolt.bat.yaml");
     let mut theirs = session("ref.fdata", &corpus("bolt-perf/cprog/cprog.bolt.bat.fdata"));
     theirs.finish().unwrap();
     let rows = |s: &mut Session| -> Vec<Vec<Cell>> {
@@ -617,10 +621,11 @@ fn a_bolt_profile_is_saved_as_perf2bolt_and_llvm_write_it() {
     elf.finish().unwrap();
     let mut s = session("cprog.brstack.perf.data", &corpus("bolt-perf/cprog/cprog.brstack.perf.data"));
     s.finish().unwrap();
-    assert!(s.export_bolt().is_err(), "nothing to save before the binary");
+    assert!(s.export_bolt(false).is_err(), "nothing to save before the binary");
     s.correlate(2, &elf).unwrap();
-    let (name, bytes) = s.export_bolt().unwrap();
+    let (name, bytes) = s.export_bolt(false).unwrap();
     assert_eq!(name, "cprog.brstack.perf.data.fdata");
+    assert!(s.export_bolt(true).is_err(), "YAML needs BAT's block hashes");
     let lines = |b: &[u8]| {
         let mut l: Vec<String> = String::from_utf8(b.to_vec()).unwrap().lines().map(String::from).collect();
         l.sort();
@@ -631,6 +636,6 @@ fn a_bolt_profile_is_saved_as_perf2bolt_and_llvm_write_it() {
     let yaml = corpus("bolt-perf/cprog/cprog.instr.yaml");
     let mut y = session("cprog.instr.yaml", &yaml);
     y.finish().unwrap();
-    let (name, bytes) = y.export_bolt().unwrap();
+    let (name, bytes) = y.export_bolt(true).unwrap();
     assert_eq!((name.as_str(), bytes == yaml), ("cprog.instr.yaml", true));
 }
