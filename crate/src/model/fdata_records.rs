@@ -117,6 +117,14 @@ pub fn len(fdata: &Fdata<'_>, which: Records) -> usize {
     }
 }
 
+/// The counts of the `which` table summed (negative ones as 0): what a row's share
+/// is of.
+pub fn weight(fdata: &Fdata<'_>, which: Records) -> u64 {
+    (0..len(fdata, which))
+        .filter_map(|i| row(fdata, which, u32::try_from(i).ok()?))
+        .fold(0u64, |w, r| w.saturating_add(u64::try_from(r.count).unwrap_or(0)))
+}
+
 /// The row ids ordered by `column` (ties in file order).
 pub fn sorted(fdata: &Fdata<'_>, which: Records, column: RecordColumn, descending: bool) -> Vec<u32> {
     let n = u32::try_from(len(fdata, which)).unwrap_or(u32::MAX);

@@ -40,8 +40,19 @@ pub struct BoltView {
     filtered: Option<(Column, bool, String, Vec<u32>)>,
     /// Row ids by raw function name, for calls to link to their callees.
     by_name: Option<BTreeMap<String, u32>>,
-    /// The record table order last asked for: table, column, descending, filter.
-    record_order: Option<(Records, RecordColumn, bool, String, Vec<u32>)>,
+    /// The record table order last asked for.
+    record_order: Option<RecordOrder>,
+}
+
+/// A record table's rows under one query, and the table's total count: computed
+/// when the query changes, not for every page.
+struct RecordOrder {
+    which: Records,
+    column: RecordColumn,
+    descending: bool,
+    filter: String,
+    ids: Vec<u32>,
+    weight: u64,
 }
 
 impl BoltView {
@@ -175,16 +186,21 @@ impl BoltView {
         let column = RecordColumn::from_id(&query.column)
             .filter(|c| RecordColumn::of(which).contains(c))
             .ok_or_else(|| fail(alloc::format!("no column {:?}", query.column)))?;
-        let fresh = matches!(&self.record_order, Some((w, c, d, f, _)) if *w == which && *c == column && *d == query.descending && *f == query.filter);
+        let fresh = self.record_order.as_ref().is_some_and(|o| {
+            o.which == which && o.column == column && o.descending == query.descending && o.filter == query.filter
+        });
         if !fresh {
             let sorted = fdata_records::sorted(fdata, which, column, query.descending);
-            let order = fdata_records::filter(fdata, which, &sorted, &query.filter);
-            self.record_order = Some((which, column, query.descending, query.filter.clone(), order));
+            self.record_order = Some(RecordOrder {
+                which,
+                column,
+                descending: query.descending,
+                filter: query.filter.clone(),
+                ids: fdata_records::filter(fdata, which, &sorted, &query.filter),
+                weight: fdata_records::weight(fdata, which),
+            });
         }
-        let order = self.record_order.as_ref().map(|o| o.4.as_slice()).unwrap_or_default();
-        let weight = (0..fdata_records::len(fdata, which))
-            .filter_map(|i| fdata_records::row(fdata, which, u32::try_from(i).ok()?))
-            .fold(0u64, |w, r| w.saturating_add(r.count.max(0) as u64));
+        let (order, weight) = self.record_order.as_ref().map_or((&[][..], 0), |o| (o.ids.as_slice(), o.weight));
         let signed = |v: i64| u64::try_from(v).map_or_else(|_| Cell::Text(alloc::format!("{v}")), Cell::Count);
         Ok(tables::page(
             query,

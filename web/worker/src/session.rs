@@ -85,6 +85,8 @@ struct Decoded {
     bolt: Option<BoltView>,
     /// The address translation tables of a BOLTed binary.
     bat: Option<BatView>,
+    /// A binary turns the file into a BOLT profile (see [`branch_profile`]).
+    branch_profile: bool,
     /// The binaries and kallsyms files this perf.data is symbolized with.
     symbols: Vec<SymbolFile>,
 }
@@ -332,6 +334,7 @@ impl Session {
             offered.insert(1, View::Bat);
             open_on = View::Bat;
         }
+        let branch_profile = branch_profile(&data, detection.format);
         let summary = FileSummary {
             name: self.name.clone(),
             format: detection.format.id().to_string(),
@@ -344,11 +347,22 @@ impl Session {
             open_on,
             views_error,
             stacks: stacks.as_ref().map(StacksView::info),
-            branch_profile: branch_profile(&data, detection.format),
+            branch_profile,
         };
         let opened = Opened { summary, root: node_info(&root), children: children(&root) };
-        self.decoded =
-            Some(Decoded { data, file_size, detection, root, views, memprof, stacks, bolt, bat, symbols: Vec::new() });
+        self.decoded = Some(Decoded {
+            data,
+            file_size,
+            detection,
+            root,
+            views,
+            memprof,
+            stacks,
+            bolt,
+            bat,
+            branch_profile,
+            symbols: Vec::new(),
+        });
         Ok(opened)
     }
 
@@ -385,6 +399,7 @@ impl Session {
             stacks: Some(stacks),
             bolt: None,
             bat: None,
+            branch_profile: false,
             symbols: Vec::new(),
         });
         Ok(opened)
@@ -469,7 +484,7 @@ impl Session {
         }
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
         // Branches become a BOLT profile with the binary, as perf2bolt aggregates them.
-        if decoded.bolt.is_none() && branch_profile(&decoded.data, decoded.detection.format) {
+        if decoded.bolt.is_none() && decoded.branch_profile {
             let parsed = Binary::parse(&elf.data).map_err(failure)?;
             let profile = match decoded.detection.format {
                 Format::BoltPreagg => perf2bolt::aggregate_preagg(&decoded.data, &parsed, false),
