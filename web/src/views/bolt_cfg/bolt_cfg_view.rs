@@ -11,15 +11,13 @@
 use std::rc::Rc;
 
 use pgolens_protocol::{CfgBlock, CfgGraph, CFG_LINE_PX, CFG_PAD_PX};
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{AddEventListenerOptions, HtmlCanvasElement, HtmlInputElement, KeyboardEvent, WheelEvent};
+use web_sys::{HtmlCanvasElement, HtmlInputElement, KeyboardEvent, WheelEvent};
 use yew::prelude::*;
 
 use super::render::{paint, paint_minimap, Scene};
 use super::{Camera, Msg, Step};
 use crate::app::{Action, Doc};
-use crate::views::flame::flame_canvas::use_size;
+use crate::views::flame::flame_canvas::{tooltip_style, use_size, use_wheel};
 
 /// The minimap's size in CSS pixels (its longer side).
 const MINIMAP_PX: f64 = 180.0;
@@ -120,42 +118,24 @@ pub fn BoltCfgView(props: &Props) -> Html {
         });
     }
 
-    // Wheel: zoom around the pointer (pan with shift). Not passive: the page must not scroll.
+    // Wheel: zoom around the pointer (pan with shift, or a horizontal wheel).
     {
-        let canvas = canvas.clone();
         let send = send.clone();
         let camera = state.camera;
-        use_effect_with(camera.map(|c| (c.x.to_bits(), c.y.to_bits(), c.scale.to_bits())), move |_| {
-            let target = canvas.cast::<HtmlCanvasElement>();
-            let listener = camera.map(|camera| {
-                Closure::<dyn Fn(WheelEvent)>::new(move |e: WheelEvent| {
-                    e.prevent_default();
-                    let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
-                    let next = if e.shift_key() {
-                        camera.panned(e.delta_y(), 0.0)
-                    } else if e.ctrl_key() || e.delta_x().abs() < 1.0 {
-                        camera.zoomed((-e.delta_y() * 0.002).exp(), x, y)
-                    } else {
-                        camera.panned(e.delta_x(), e.delta_y())
-                    };
-                    send.emit(Msg::Camera(next));
-                })
-            });
-            if let (Some(t), Some(l)) = (&target, &listener) {
-                let options = AddEventListenerOptions::new();
-                options.set_passive(false);
-                let _ = t.add_event_listener_with_callback_and_add_event_listener_options(
-                    "wheel",
-                    l.as_ref().unchecked_ref(),
-                    &options,
-                );
-            }
-            move || {
-                if let (Some(t), Some(l)) = (&target, &listener) {
-                    let _ = t.remove_event_listener_with_callback("wheel", l.as_ref().unchecked_ref());
-                }
-            }
+        let handler = camera.map(|camera| -> Box<dyn Fn(WheelEvent)> {
+            Box::new(move |e: WheelEvent| {
+                let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+                let next = if e.shift_key() {
+                    camera.panned(e.delta_y(), 0.0)
+                } else if e.ctrl_key() || e.delta_x().abs() < 1.0 {
+                    camera.zoomed((-e.delta_y() * 0.002).exp(), x, y)
+                } else {
+                    camera.panned(e.delta_x(), e.delta_y())
+                };
+                send.emit(Msg::Camera(next));
+            })
         });
+        use_wheel(&canvas, camera.map(|c| (c.x.to_bits(), c.y.to_bits(), c.scale.to_bits())), handler);
     }
 
     let graph = state.graph.clone();
@@ -342,11 +322,7 @@ pub fn BoltCfgView(props: &Props) -> Html {
 
 /// What the pointer is over: the block's numbers, beside the pointer.
 fn block_tooltip(b: &CfgBlock, x: f64, y: f64, width: f64) -> Html {
-    let style = if x > width * 0.6 {
-        format!("right:{:.0}px;top:{:.0}px", width - x + 12.0, y + 14.0)
-    } else {
-        format!("left:{:.0}px;top:{:.0}px", x + 12.0, y + 14.0)
-    };
+    let style = tooltip_style(x, y, width);
     let place = b.offset.map(|o| format!(" @{o:#x}")).unwrap_or_default();
     html! {
         <div class="flame-tooltip cfg-tooltip" role="tooltip" {style}>

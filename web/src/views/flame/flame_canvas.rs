@@ -76,6 +76,37 @@ pub fn use_size(node: &NodeRef) -> (f64, f64) {
     *size
 }
 
+/// Sends the wheel events of `node` to `handler` (when there is one), refreshed
+/// when `deps` change. The listener is not passive: a handled wheel must not also
+/// scroll the page, which a Yew `onwheel` (passive) cannot prevent.
+#[hook]
+pub fn use_wheel<D: PartialEq + 'static>(node: &NodeRef, deps: D, handler: Option<Box<dyn Fn(WheelEvent)>>) {
+    let node = node.clone();
+    use_effect_with(deps, move |_| {
+        let target = node.cast::<Element>();
+        let listener = handler.map(|handler| {
+            Closure::<dyn Fn(WheelEvent)>::new(move |e: WheelEvent| {
+                e.prevent_default();
+                handler(e);
+            })
+        });
+        if let (Some(t), Some(l)) = (&target, &listener) {
+            let options = AddEventListenerOptions::new();
+            options.set_passive(false);
+            let _ = t.add_event_listener_with_callback_and_add_event_listener_options(
+                "wheel",
+                l.as_ref().unchecked_ref(),
+                &options,
+            );
+        }
+        move || {
+            if let (Some(t), Some(l)) = (&target, &listener) {
+                let _ = t.remove_event_listener_with_callback("wheel", l.as_ref().unchecked_ref());
+            }
+        }
+    });
+}
+
 struct Drag {
     x: f64,
     y: f64,
@@ -147,43 +178,24 @@ pub fn FlameCanvas(props: &Props) -> Html {
         });
     }
 
-    // Wheel: zoom around the pointer (pan with shift or a horizontal wheel). Not
-    // passive, so the page does not scroll.
+    // Wheel: zoom around the pointer (pan with shift or a horizontal wheel).
     {
-        let canvas = canvas.clone();
         let on_zoom = props.on_zoom.clone();
         let zoom = props.zoom;
         let (w, _) = size;
-        use_effect_with((zoom, w, on_zoom.is_some()), move |_| {
-            let target = canvas.cast::<HtmlCanvasElement>();
-            let listener = on_zoom.map(|on_zoom| {
-                Closure::<dyn Fn(WheelEvent)>::new(move |e: WheelEvent| {
-                    e.prevent_default();
-                    let spp = (zoom.x1 - zoom.x0) / w.max(1.0);
-                    let (dx, dy) = (e.delta_x(), e.delta_y());
-                    let next = if e.shift_key() || dx.abs() > dy.abs() {
-                        zoom.panned((if dx.abs() > dy.abs() { dx } else { dy }) * spp, 0.0)
-                    } else {
-                        zoom.scaled((dy * 0.002).exp(), f64::from(e.offset_x()) / w.max(1.0))
-                    };
-                    on_zoom.emit(next);
-                })
-            });
-            if let (Some(t), Some(l)) = (&target, &listener) {
-                let options = AddEventListenerOptions::new();
-                options.set_passive(false);
-                let _ = t.add_event_listener_with_callback_and_add_event_listener_options(
-                    "wheel",
-                    l.as_ref().unchecked_ref(),
-                    &options,
-                );
-            }
-            move || {
-                if let (Some(t), Some(l)) = (&target, &listener) {
-                    let _ = t.remove_event_listener_with_callback("wheel", l.as_ref().unchecked_ref());
-                }
-            }
+        let handler = on_zoom.clone().map(|on_zoom| -> Box<dyn Fn(WheelEvent)> {
+            Box::new(move |e: WheelEvent| {
+                let spp = (zoom.x1 - zoom.x0) / w.max(1.0);
+                let (dx, dy) = (e.delta_x(), e.delta_y());
+                let next = if e.shift_key() || dx.abs() > dy.abs() {
+                    zoom.panned((if dx.abs() > dy.abs() { dx } else { dy }) * spp, 0.0)
+                } else {
+                    zoom.scaled((dy * 0.002).exp(), f64::from(e.offset_x()) / w.max(1.0))
+                };
+                on_zoom.emit(next);
+            })
         });
+        use_wheel(&canvas, (zoom, w, on_zoom.is_some()), handler);
     }
 
     let (w, h) = size;
@@ -284,6 +296,16 @@ fn percent(part: u64, whole: u64) -> String {
     format!("{:.2}%", part as f64 * 100.0 / whole as f64)
 }
 
+/// A tooltip's place beside the pointer (`x`, `y` in a box `width` wide), on the
+/// side with room.
+pub fn tooltip_style(x: f64, y: f64, width: f64) -> String {
+    if x > width * 0.6 {
+        format!("right:{:.0}px;top:{:.0}px", width - x + 12.0, y + 14.0)
+    } else {
+        format!("left:{:.0}px;top:{:.0}px", x + 12.0, y + 14.0)
+    }
+}
+
 fn tooltip(props: &Props, rect: u32, x: f64, y: f64, width: f64) -> Option<Html> {
     let d = &props.data;
     let frame = *d.frame.get(rect as usize)?;
@@ -294,12 +316,7 @@ fn tooltip(props: &Props, rect: u32, x: f64, y: f64, width: f64) -> Option<Html>
     let name = names.map_or("…", |n| n.name(frame));
     let dso = names.and_then(|n| n.dso(frame));
     let kind = names.map(|n| n.kind(frame)).filter(|k| !k.is_empty() && *k != "user");
-    // Beside the pointer, on the side with room.
-    let style = if x > width * 0.6 {
-        format!("right:{:.0}px;top:{:.0}px", width - x + 12.0, y + 14.0)
-    } else {
-        format!("left:{:.0}px;top:{:.0}px", x + 12.0, y + 14.0)
-    };
+    let style = tooltip_style(x, y, width);
     let can_sandwich = props.on_sandwich.is_some() && frame != u32::MAX;
     Some(html! {
         <div class="flame-tooltip" role="tooltip" {style} data-frame={frame.to_string()}>
