@@ -24,6 +24,21 @@ after(async () => {
   await server?.close();
 });
 
+/** A fresh page with the demo loaded; `errors` collects its uncaught errors. */
+async function openPage() {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(server.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  return { page, errors };
+}
+
+/** Drops corpus files (paths under tests/corpus) on the page together. */
+async function dropCorpus(page, files) {
+  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+}
+
 /** Function name → "Exec Count" of each function llvm-bolt printed. */
 function printedExecCounts(text) {
   const out = new Map();
@@ -56,12 +71,8 @@ function shownRows(page) {
 }
 
 test('an fdata profile opens on its functions, with the execution counts llvm-bolt reads from it', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  await dropFiles(page, [{ name: path.basename(FDATA), bytes: await readFile(path.join(corpus, FDATA)) }]);
+  const { page, errors } = await openPage();
+  await dropCorpus(page, [FDATA]);
   await page.locator('[role=status]').filter({ hasText: 'bolt-fdata' }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Functions', selected: true }).waitFor();
   await rows(page).first().waitFor();
@@ -85,13 +96,9 @@ test('an fdata profile opens on its functions, with the execution counts llvm-bo
 });
 
 test('a YAML profile opens on its functions, with the execution and block counts llvm-bolt prints', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await openPage();
   const file = 'bolt-perf/cprog/cprog.instr.yaml';
-  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  await dropCorpus(page, [file]);
   await page.locator('[role=status]').filter({ hasText: 'bolt-yaml' }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Functions', selected: true }).waitFor();
   await rows(page).first().waitFor();
@@ -131,13 +138,9 @@ function printedBlocks(text, name) {
 }
 
 test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the hottest edges, calls to callees and back', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await openPage();
   const file = 'bolt-perf/cprog/cprog.instr.yaml';
-  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  await dropCorpus(page, [file]);
   await page.locator('[role=status]').filter({ hasText: 'bolt-yaml' }).waitFor({ timeout: 15000 });
   await rows(page).first().waitFor();
   const text = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.cfg.txt'), 'utf8');
@@ -193,13 +196,9 @@ test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the h
 });
 
 test('an fdata dropped with its binary gets graphs, each block with its instructions as llvm-bolt prints them', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await openPage();
   const files = [FDATA, 'bolt-perf/cprog/cprog'];
-  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+  await dropCorpus(page, files);
   await page.getByRole('tab', { name: 'CFG' }).waitFor({ timeout: 15000 });
   await rows(page).filter({ hasText: /^hot_loop/ }).first().click();
   const cfg = page.locator('.bolt-cfg');
@@ -220,11 +219,7 @@ test('an fdata dropped with its binary gets graphs, each block with its instruct
 });
 
 test('an fdata profile\'s branch and memory lines are tables, largest count first', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await openPage();
   const file = 'bolt-perf/cprog/cprog.brstack-mem.fdata';
   const text = await readFile(path.join(corpus, file), 'utf8');
   await dropFiles(page, [{ name: path.basename(file), bytes: Buffer.from(text) }]);
@@ -244,13 +239,9 @@ test('an fdata profile\'s branch and memory lines are tables, largest count firs
 });
 
 test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'s profile: BOLT functions and CFGs', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await openPage();
   const files = ['bolt-perf/cprog/cprog.brstack.perf.data', 'bolt-perf/cprog/cprog'];
-  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+  await dropCorpus(page, files);
   await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });
   await rows(page).first().waitFor();
   // llvm-bolt's execution counts with the fdata perf2bolt wrote from this recording.
@@ -274,13 +265,9 @@ test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'
 const blocksOf = (caption) => Number(/^(\d+) blocks/.exec(caption)[1]);
 
 test('a BOLTed binary opens on its BAT: functions and fragments at their output addresses, a function\'s translation', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await openPage();
   const file = 'bolt-perf/cprog/cprog.bolt';
-  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  await dropCorpus(page, [file]);
   await page.getByRole('tab', { name: 'BAT', selected: true }).waitFor({ timeout: 15000 });
   const rowsOf = page.locator('.bat .fn-body [role=row][data-id]');
   await rowsOf.first().waitFor();
@@ -306,13 +293,9 @@ test('a BOLTed binary opens on its BAT: functions and fragments at their output 
 });
 
 test('a recording of a BOLTed binary dropped with it saves as perf2bolt -w\'s YAML from BAT, byte for byte', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await openPage();
   const files = ['bolt-perf/cprog/cprog.bolt.brstack.perf.data', 'bolt-perf/cprog/cprog.bolt'];
-  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+  await dropCorpus(page, files);
   await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });
   await rows(page).first().waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save YAML' }).click()]);
