@@ -15,6 +15,7 @@
 //!                               a pre-aggregated profile as `perf2bolt ELF --pa -p FILE` does
 //!                               (--ba: basic samples, as `perf2bolt --ba`), an fdata re-written
 //! pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]
+//! pgolens export FILE --to sampletext|dump-gcov|gcov4|gcov4-compact|gcov4-text [-o OUT]
 //!                               a BOLT YAML profile re-written as LLVM's YAML writer writes it, or
 //!                               for a perf.data / pre-aggregated profile of a BOLTed ELF (with BAT)
 //!                               the YAML `perf2bolt ELF -p FILE -w OUT` writes
@@ -22,6 +23,7 @@
 //! ```
 
 mod bolt;
+mod sample;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -32,7 +34,7 @@ use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens merge A B... [-o OUT]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -219,8 +221,11 @@ fn export(args: &[String]) -> Result<(), String> {
         }
     }
     let (Some(path), Some(to)) = (file, to) else { return Err(USAGE.to_string()) };
+    if sample::TARGETS.contains(&to.as_str()) {
+        return sample::export(path, to, output);
+    }
     if output.is_some() && !matches!(to.as_str(), "fdata" | "yaml") {
-        return Err(format!("-o is for --to fdata and --to yaml; --to {to} writes to stdout"));
+        return Err(format!("-o is for --to fdata, yaml and the sample-profile targets; --to {to} writes to stdout"));
     }
     match to.as_str() {
         "proftext" => {}
@@ -230,7 +235,8 @@ fn export(args: &[String]) -> Result<(), String> {
         "yaml" => return bolt::export_yaml(path, binary.map(String::as_str), basic, output),
         _ => {
             return Err(format!(
-                "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata, yaml"
+                "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata, yaml, {}",
+                sample::TARGETS.join(", ")
             ))
         }
     }

@@ -25,3 +25,17 @@ pub fn detect(data: &[u8]) -> Result<Detection> {
     }
     Err(Error { location: Location::Offset(0), kind: ErrorKind::UnknownFormat })
 }
+
+/// Decodes any sample profile — LLVM text, raw binary, extbinary, GCC AutoFDO v1–v3,
+/// GCOV v4 binary or text — into the one sample-profile model.
+pub fn decode_sample_profile(data: &[u8]) -> Result<formats::sample::model::Profile> {
+    use crate::format::Format;
+    let detection = detect(data)?;
+    match detection.format {
+        Format::SampleText | Format::SampleBinary | Format::SampleExtBinary => {
+            formats::sample::decode(data, &detection)
+        }
+        Format::GcovAfdo | Format::GcovV4 | Format::GcovV4Text => formats::gcov::decode(data, &detection),
+        _ => Err(Error::malformed(0, "not a sample profile (LLVM sample, GCC AutoFDO or GCOV v4)")),
+    }
+}

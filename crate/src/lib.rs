@@ -26,6 +26,7 @@ pub mod formats;
 pub mod layout;
 pub mod model;
 pub mod read;
+pub mod summary;
 pub mod symbolize;
 
 use alloc::borrow::Cow;

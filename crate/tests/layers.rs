@@ -1,7 +1,8 @@
 //! Imports flow one way through the core:
 //!
 //! ```text
-//! error, read, compress, format, dump   (bytes, errors, the format vocabulary, dump trees)
+//! error, read, compress, format, dump,  (bytes, errors, the format vocabulary, dump trees,
+//!   summary                             the profile summary's arithmetic)
 //!   → symbolize                         (symbol tables: ELF, DWARF, kallsyms; demangling)
 //!   → formats                           (one module per format family)
 //!   → detect                            (which format module takes a file)
@@ -26,6 +27,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("compress", 0),
     ("format", 0),
     ("dump", 0),
+    ("summary", 0),
     ("symbolize", 1),
     ("formats", 2),
     ("detect", 3),

@@ -7,9 +7,9 @@ use alloc::vec::Vec;
 use super::demangle::demangle;
 use super::detail::{FunctionDetail, Site, Target, TracePosition};
 use super::functions::{FunctionTable, Stats, FLAG_CONTEXT_SENSITIVE};
-use super::summary::{Summary, SummaryBuilder};
 use crate::formats::instrprof::md5::name_ref;
 use crate::formats::instrprof::model::{Profile, IPVK_INDIRECT_CALL_TARGET, IPVK_VTABLE_TARGET};
+use crate::summary::{Summary, SummaryBuilder};
 
 /// One row per record, in the profile's (name, hash) order.
 pub fn function_table(profile: &Profile) -> FunctionTable {

@@ -16,9 +16,9 @@ pub mod functions;
 pub mod instrprof;
 pub mod memprof;
 pub mod perf;
+pub mod sample;
 pub mod stacks;
-pub mod summary;
 
+pub use crate::summary::{self, Summary, SummaryBuilder, SummaryEntry};
 pub use detail::FunctionDetail;
 pub use functions::{Column, FunctionTable, Stats};
-pub use summary::{Summary, SummaryBuilder, SummaryEntry};

@@ -5,7 +5,11 @@
 //! Layout notes: `shared/formats/llvm-sample-profiles.md`.
 
 pub mod binary;
+pub mod decode_binary;
+pub mod decode_text;
+pub mod model;
 pub mod text;
+pub mod write_text;
 
 use crate::dump::Node;
 use crate::error::Result;
@@ -42,4 +46,12 @@ pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
 
 pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     binary::dump(data, detection)
+}
+
+/// Decodes an LLVM sample profile (text, raw binary or extbinary) into the model.
+pub fn decode(data: &[u8], detection: &Detection) -> Result<model::Profile> {
+    match detection.format {
+        Format::SampleText => decode_text::decode(data),
+        _ => decode_binary::decode(data),
+    }
 }
