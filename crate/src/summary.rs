@@ -10,6 +10,12 @@
 //!   down, one histogram bucket at a time, until their sum reaches it; the entry
 //!   is the last count taken (`MinCount`) and how many counts were taken
 //!   (`NumCounts`). Later cutoffs continue from where the previous one stopped.
+//!
+//! Sample profiles (`SampleProfileSummaryBuilder`) count differently: a function's
+//! head samples give its function count but are no block count, every body count
+//! is a block count, and there is no internal count. LLVM keeps the total and the
+//! running sums in `uint64_t`, which wrap; [`SummaryBuilder::finish_wrapping`] does
+//! the same, [`SummaryBuilder::finish`] computes them exactly.
 
 use alloc::vec::Vec;
 
@@ -45,6 +51,13 @@ pub struct Summary {
     pub max_internal_count: u64,
     /// One entry per [`DEFAULT_CUTOFFS`] value, in that order.
     pub detailed: Vec<SummaryEntry>,
+}
+
+/// How [`SummaryBuilder::finish_with`] adds: exactly, or as LLVM's `uint64_t` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sums {
+    Exact,
+    Wrapping,
 }
 
 /// Counts below this are tallied in a dense histogram.
@@ -110,9 +123,35 @@ impl SummaryBuilder {
         }
     }
 
+    /// A sample profile's top-level function: it counts as a function, and its head
+    /// samples give the maximum function count; they are no block count.
+    pub fn add_function_head(&mut self, head: u64) {
+        self.summary.num_functions = self.summary.num_functions.saturating_add(1);
+        self.summary.max_function_count = self.summary.max_function_count.max(head);
+    }
+
+    /// A sample profile's body count (a block).
+    pub fn add_block_count(&mut self, count: u64) {
+        self.add_count(count);
+    }
+
     /// The summary, with the detailed summary for [`DEFAULT_CUTOFFS`].
     pub fn finish(self) -> Summary {
+        self.finish_with(Sums::Exact)
+    }
+
+    /// [`SummaryBuilder::finish`] with LLVM's `uint64_t` arithmetic: the total and
+    /// the running sum wrap at 2^64, as they do in `llvm-profdata show --sample`.
+    pub fn finish_wrapping(self) -> Summary {
+        self.finish_with(Sums::Wrapping)
+    }
+
+    fn finish_with(self, sums: Sums) -> Summary {
         let SummaryBuilder { mut summary, small, mut large } = self;
+        if sums == Sums::Wrapping {
+            // The low 64 bits of the exact total are the wrapped sum.
+            summary.total_count &= u128::from(u64::MAX);
+        }
         large.sort_unstable();
         // (count, occurrences), largest count first.
         let large =
@@ -129,7 +168,11 @@ impl SummaryBuilder {
             while taken < desired {
                 let Some((c, freq)) = buckets.next() else { break };
                 count = c;
-                taken = taken.saturating_add(u128::from(c).saturating_mul(u128::from(freq)));
+                taken = match sums {
+                    Sums::Exact => taken.saturating_add(u128::from(c).saturating_mul(u128::from(freq))),
+                    // In this mode `taken` only ever holds a u64 sum.
+                    Sums::Wrapping => u128::from(u64::try_from(taken).unwrap_or(0).wrapping_add(c.wrapping_mul(freq))),
+                };
                 counts_seen = counts_seen.saturating_add(freq);
             }
             summary.detailed.push(SummaryEntry { cutoff, min_count: count, num_counts: counts_seen });
@@ -159,6 +202,21 @@ mod tests {
         assert_eq!(s.detailed[5], SummaryEntry { cutoff: 500_000, min_count: 50, num_counts: 3 });
         // 99.9999% of 210 is 209 (rounded down): reached with the 10.
         assert_eq!(s.detailed[15], SummaryEntry { cutoff: 999_999, min_count: 10, num_counts: 4 });
+    }
+
+    #[test]
+    fn sample_counts_wrap_as_in_llvm() {
+        let mut b = SummaryBuilder::new();
+        b.add_function_head(1000);
+        for count in [u64::MAX, u64::MAX, 500, 500] {
+            b.add_block_count(count);
+        }
+        let s = b.finish_wrapping();
+        // 2 × (2^64 - 1) + 1000 wraps to 998, as llvm-profdata prints it.
+        assert_eq!((s.num_functions, s.num_counts, s.total_count, s.max_function_count), (1, 4, 998, 1000));
+        assert_eq!((s.max_count, s.max_internal_count), (u64::MAX, 0));
+        // The wrapped running sum of the two largest already exceeds 998.
+        assert_eq!(s.detailed[15], SummaryEntry { cutoff: 999_999, min_count: u64::MAX, num_counts: 2 });
     }
 
     #[test]

@@ -239,16 +239,19 @@ fn truncated_binary_files_fail_with_an_offset() {
         let bytes = read(rel);
         let Ok(root) = check_dump(rel, &bytes) else { continue };
         // Some formats have no length or count for their items: a pipe-mode perf
-        // stream cut between two records, a raw binary sample profile cut before its
+        // stream cut between two records, a raw binary sample profile cut before or between its
         // function profiles, an AutoFDO file cut after its functions (readers ignore
         // what follows), and a raw file holding several profiles cut between two of
         // them are shorter valid files. Cut anywhere else, any file
         // must fail.
         let valid_cuts: BTreeSet<usize> = match format {
             Format::PerfDataPipe => root.children[1].children.iter().map(|r| r.end as usize).chain([16]).collect(),
-            Format::SampleBinary => {
-                root.children.iter().filter(|c| c.label == "function profiles").map(|c| c.start as usize).collect()
-            }
+            Format::SampleBinary => root
+                .children
+                .iter()
+                .filter(|c| c.label == "function profiles")
+                .flat_map(|c| c.children.iter().map(|f| f.start as usize).chain([c.start as usize]))
+                .collect(),
             Format::GcovAfdo => {
                 let functions = root.children.iter().position(|c| c.label == "AFDO_FUNCTION").unwrap();
                 root.children[functions..].iter().map(|c| c.end as usize).collect()

@@ -17,6 +17,7 @@
 //! Counts add saturating at `u64::MAX`, as `SaturatingAdd` does in LLVM (it reports
 //! the overflow; [`Profile::overflowed`] records that one happened).
 
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
@@ -94,6 +95,16 @@ impl Names {
 
     pub fn name(&self, id: NameId) -> Option<&Name> {
         self.get(id).map(|e| &e.name)
+    }
+
+    /// The name's bytes as text formats write them: the bytes, or the MD5 in decimal
+    /// (empty for an id not in the table).
+    pub fn bytes(&self, id: NameId) -> Cow<'_, [u8]> {
+        match self.name(id) {
+            Some(Name::Bytes(b)) => Cow::Borrowed(b.as_slice()),
+            Some(Name::Md5(h)) => Cow::Owned(alloc::format!("{h}").into_bytes()),
+            None => Cow::Borrowed(&[]),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -216,6 +227,9 @@ pub struct ProfileKind {
     pub md5: bool,
     /// The extbinary summary said the profile is partial (`SecFlagPartial`).
     pub partial: bool,
+    /// Functions carry source file names (GCC AutoFDO v3, GCOV v4), even where none
+    /// is known; autofdo's `dump_gcov` prints them then.
+    pub file_names: bool,
 }
 
 /// A decoded sample profile.
