@@ -10,6 +10,7 @@ pub mod decode_v4;
 pub mod dump_gcov;
 pub mod v4;
 pub mod v4text;
+pub mod write_afdo;
 pub mod write_v4;
 
 use crate::dump::Node;
