@@ -95,6 +95,8 @@ fn expand_raw(data: &[u8], detection: &Detection, deferred: &Deferred) -> Result
             formats::instrprof::raw::expand(data, deferred)
         }
         Format::InstrProfIndexed => formats::instrprof::indexed::expand(data, deferred),
+        Format::SampleBinary | Format::SampleExtBinary => formats::sample::binary::expand(data, deferred),
+        Format::GcovV4 => formats::gcov::v4::expand(data, deferred),
         _ => Err(Error::malformed(deferred.start, "no deferred children in this format")),
     }
 }

@@ -9,6 +9,8 @@ pub mod decode_afdo;
 pub mod decode_v4;
 pub mod dump_gcov;
 pub mod v4;
+pub mod v4_layout;
+pub mod v4_trie;
 pub mod v4text;
 pub mod write_afdo;
 pub mod write_v4;

@@ -1,5 +1,5 @@
 //! AutoFDO GCOV v4 (the 2026 proposal, `shared/seeds/004_*.txt` section 4), binary
-//! form: big-endian, "gcov" magic, version 4, a section table.
+//! form: detection and the dump.
 //!
 //! ```text
 //! 0  "gcov"   4  version = 4   8  header bitmask (bit 7 compact)
@@ -8,32 +8,25 @@
 //! 48 section table: {offset u64, size u64} × GCOV_NUM_SECTIONS
 //! ```
 //!
-//! Each section starts with a bitmask byte: bit 7 compact, bits 0–6 the type
-//! (1 string table, 2 summary, 3 file names, 4 symbol names, 5 symbol info). We
-//! take a section's size to include that byte.
+//! In a compact file (header bit 7) everything after the bitmask byte is varints,
+//! back to back, and the table follows at once. Each section starts with a bitmask
+//! byte (bit 7 compact, bits 0–6 the type) that its size counts. The readings behind
+//! these choices are in `docs/gcov-v4.md`.
 //!
-//! Compact mode (header bit 7) is ambiguous in the proposal (notes
-//! `shared/formats/autofdo-gcov-v4.md`, items 1–2). Our reading: after the fixed
-//! 8 bytes and the bitmask byte, GCOV_NUM_SECTIONS and every offset and size of
-//! the header are consecutive varints (protobuf: 7 bits a byte, low group first),
-//! with no padding, so the header shrinks. The 7-byte width of GCOV_NUM_SECTIONS
-//! only exists to keep the following u64 fields 8-byte aligned, which varints
-//! do not need, and the proposal says only the first 8 bytes stay fixed.
-//!
-//! The fixed summary and file-names sections should not appear in the table again,
-//! but a table entry with exactly their offset and size is tolerated (shown in the
-//! table, not twice as a region).
+//! The dump is the decoder's own walk ([`crate::formats::gcov::decode_v4`]) reporting
+//! every field to a tree: the header, the table, and every section with every field
+//! — trie nodes and edges, summary entries, file names, symbol names, symbol infos
+//! and their location records, inline bodies nested in their records.
 
 use alloc::vec::Vec;
+use core::fmt::Display;
 
-use crate::dump::{Fields, Node};
+use crate::dump::{Deferred, Node};
 use crate::error::{Error, Result};
 use crate::format::{Detection, Format};
-use crate::read::{Endian, Reader};
-
-pub const MAGIC: &[u8; 4] = b"gcov";
-/// Header bitmask and section bitmask bit 7.
-pub const COMPACT: u8 = 0x80;
+use crate::formats::gcov::decode_v4;
+use crate::formats::gcov::v4_layout::{SectionType, Sink, COMPACT, MAGIC};
+use crate::read::Endian;
 
 pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
     if !data.starts_with(MAGIC) {
@@ -54,219 +47,413 @@ pub fn sniff(data: &[u8]) -> Result<Option<Detection>> {
 
 /// Section types (bits 0–6 of a section bitmask).
 pub fn section_type_name(kind: u8) -> Option<&'static str> {
-    Some(match kind {
-        1 => "GCOV_STRING_TABLE",
-        2 => "GCOV_SUMMARY_INFO",
-        3 => "GCOV_FILE_NAMES",
-        4 => "GCOV_SYMBOL_NAMES",
-        5 => "GCOV_SYMBOL_INFO",
-        _ => return None,
-    })
+    SectionType(kind).name()
 }
 
-/// Reads one header integer: a u64 BE, or a varint in compact mode.
-fn int(f: &mut Fields<'_, '_>, compact: bool, label: &'static str) -> Result<(u64, u64)> {
-    let at = f.reader.offset();
-    let v = if compact { f.uleb128(label)? } else { f.u64(label)? };
-    Ok((v, at))
+/// Files larger than this have every section's data deferred: a profile of 200,000
+/// functions has tens of millions of fields, more than a viewer can hold.
+pub const DEFER_ABOVE: u64 = 1 << 20;
+
+/// [`Deferred::tag`] of a section's data; [`Deferred::first`] is the section index.
+pub const TAG_SECTION_DATA: u32 = u32::from_be_bytes(*b"gcv4");
+
+/// Builds the dump tree from the walk's fields and groups.
+struct Tree {
+    /// The open groups' children, outermost first; `stack[0]` is the root's.
+    stack: Vec<Vec<Node>>,
+    /// Defer sections' data.
+    defer: bool,
+    /// The deferred data being walked past: start, end, section index.
+    muted: Option<(u64, u64, u64)>,
 }
 
-/// The region of one section: its bitmask byte, then its data.
-fn section(data: &[u8], label: &'static str, index: u64, offset: u64, size: u64, at: u64) -> Result<Node> {
-    let len = data.len() as u64;
-    match offset.checked_add(size) {
-        Some(end) if end <= len => {}
-        _ => return Err(Error::invalid(at, "section inside the file", offset)),
+impl Tree {
+    fn new(defer: bool) -> Self {
+        Tree { stack: alloc::vec![Vec::new()], defer, muted: None }
     }
-    let label = if label.is_empty() { alloc::format!("section {index}") } else { alloc::string::String::from(label) };
-    if size == 0 {
-        return Ok(Node::leaf(label, offset, offset, "empty"));
+
+    fn into_nodes(self) -> Vec<Node> {
+        self.stack.into_iter().next().unwrap_or_default()
     }
-    let mut r = Reader::new(data, Endian::Big).sub_at(offset, size, "section")?;
-    let mut f = Fields::new(&mut r);
-    let mask_at = f.reader.offset();
-    let mask = f.reader.u8("GCOV_SECTION_BITMASK")?;
-    let kind = mask & !COMPACT;
-    let name =
-        section_type_name(kind).map_or_else(|| alloc::format!("unknown type {kind}"), alloc::string::String::from);
-    let value = if mask & COMPACT != 0 { alloc::format!("{name} (compact)") } else { name };
-    f.node_since("GCOV_SECTION_BITMASK", mask_at, format_args!("{mask:#04x} = {value}"));
-    let rest = f.reader.remaining() as u64;
-    if rest > 0 {
-        let data_at = f.reader.offset();
-        f.reader.skip(rest, "section data")?;
-        f.node_since("data", data_at, format_args!("{rest} bytes"));
-    }
-    let mut node = Node::leaf(label, offset, offset.saturating_add(size), value).with_children(f.into_nodes());
-    node.tile()?;
-    Ok(node)
 }
 
-pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
-    let len = data.len() as u64;
-    let mut r = Reader::new(data, Endian::Big);
-    let mut f = Fields::new(&mut r);
-    let magic = f.bytes(4, "GCOV_MAGIC")?;
-    if magic != MAGIC {
-        return Err(Error::malformed(0, "expected the \"gcov\" magic"));
-    }
-    let version = f.u32("GCOV_VERSION")?;
-    if version != 4 {
-        return Err(Error::invalid(4, "GCOV_VERSION 4", u64::from(version)));
-    }
-    let mask_at = f.reader.offset();
-    let mask = f.reader.u8("GCOV_HEADER_BITMASK")?;
-    let compact = mask & COMPACT != 0;
-    f.node_since(
-        "GCOV_HEADER_BITMASK",
-        mask_at,
-        format_args!("{mask:#04x}{}", if compact { " (compact)" } else { "" }),
-    );
-    let count_at = f.reader.offset();
-    let count = if compact { f.uleb128("GCOV_NUM_SECTIONS")? } else { f.uint(7, "GCOV_NUM_SECTIONS")? };
-    let (summary_offset, summary_at) = int(&mut f, compact, "GCOV_SUMMARY_OFFSET")?;
-    let (summary_size, _) = int(&mut f, compact, "GCOV_SUMMARY_SIZE")?;
-    let (names_offset, names_at) = int(&mut f, compact, "GCOV_FILE_NAMES_OFFSET")?;
-    let (names_size, _) = int(&mut f, compact, "GCOV_FILE_NAMES_SIZE")?;
-    // A table entry takes 16 bytes, or at least 2 as varints.
-    let min_entry = if compact { 2 } else { 16 };
-    if count > (f.reader.remaining() as u64).checked_div(min_entry).unwrap_or(0) {
-        return Err(Error::invalid(count_at, "GCOV_NUM_SECTIONS entries that fit in the file", count));
-    }
-    let mut header = Node::new("header", 0, f.reader.offset()).with_children(f.into_nodes());
-    header.tile()?;
-
-    let mut root = Node::new("gcov v4", 0, len);
-    root.children.push(header);
-    root.children.push(section(data, "summary section", 0, summary_offset, summary_size, summary_at)?);
-    root.children.push(section(data, "file names section", 1, names_offset, names_size, names_at)?);
-    let fixed = [(summary_offset, summary_size), (names_offset, names_size)];
-
-    let table_start = r.offset();
-    let mut entries = Vec::new();
-    for i in 0..count {
-        let entry_start = r.offset();
-        let mut f = Fields::new(&mut r);
-        let (offset, offset_at) = int(&mut f, compact, "GCOV_SECTION_OFFSET")?;
-        let (size, _) = int(&mut f, compact, "GCOV_SECTION_SIZE")?;
-        let nodes = f.into_nodes();
-        entries.push(Node::new(alloc::format!("entry {i}"), entry_start, r.offset()).with_children(nodes));
-        if !fixed.contains(&(offset, size)) {
-            // Indices count the two fixed sections first.
-            root.children.push(section(data, "", i.saturating_add(2), offset, size, offset_at)?);
+impl Sink for Tree {
+    fn field(&mut self, label: &'static str, start: u64, end: u64, value: impl Display) {
+        if self.muted.is_some() {
+            return;
+        }
+        if let Some(top) = self.stack.last_mut() {
+            top.push(Node::leaf(label, start, end, value));
         }
     }
-    if count > 0 {
-        let mut table = Node::leaf("section table", table_start, r.offset(), count).with_children(entries);
-        table.tile()?;
-        root.children.push(table);
+
+    fn open(&mut self) {
+        if self.muted.is_none() {
+            self.stack.push(Vec::new());
+        }
     }
-    root.tile()?;
+
+    fn close(&mut self, label: &'static str, start: u64, end: u64, value: impl Display) {
+        if self.muted.is_some() {
+            return;
+        }
+        let children = if self.stack.len() > 1 { self.stack.pop().unwrap_or_default() } else { Vec::new() };
+        if let Some(top) = self.stack.last_mut() {
+            top.push(Node::leaf(label, start, end, value).with_children(children));
+        }
+    }
+
+    fn recording(&self) -> bool {
+        self.muted.is_none()
+    }
+
+    fn begin_data(&mut self, start: u64, end: u64, index: u64) {
+        if self.defer && self.muted.is_none() && end > start {
+            self.muted = Some((start, end, index));
+        }
+    }
+
+    fn end_data(&mut self) {
+        if let Some((start, end, index)) = self.muted.take() {
+            let node = Node::leaf("data", start, end, format_args!("{} bytes", end.saturating_sub(start)));
+            self.field_node(node.deferred(TAG_SECTION_DATA, index));
+        }
+    }
+}
+
+impl Tree {
+    fn field_node(&mut self, node: Node) {
+        if let Some(top) = self.stack.last_mut() {
+            top.push(node);
+        }
+    }
+}
+
+/// The dump: every field, or, for files above [`DEFER_ABOVE`], every section with
+/// its data deferred to [`expand`].
+pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
+    let mut tree = Tree::new(data.len() as u64 > DEFER_ABOVE);
+    decode_v4::walk(data, &mut tree, true)?;
+    let mut root = Node::new("gcov v4", 0, data.len() as u64).with_children(tree.into_nodes());
+    root.tile_deep()?;
     Ok(root)
+}
+
+/// The fields of a section's data that [`dump`] deferred.
+pub fn expand(data: &[u8], deferred: &Deferred) -> Result<Vec<Node>> {
+    if deferred.tag != TAG_SECTION_DATA {
+        return Err(Error::malformed(deferred.start, "not a deferred GCOV v4 section"));
+    }
+    let mut tree = Tree::new(false);
+    decode_v4::expand_section(data, &mut tree, deferred.first)?;
+    let mut parent = Node::new("data", deferred.start, deferred.end).with_children(tree.into_nodes());
+    parent.tile_deep()?;
+    Ok(parent.children)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::gcov::write_v4::{write, Encoding};
+    use crate::formats::sample::model::{CallTarget, FunctionSamples, LineLocation, Profile};
+    use crate::summary::{Summary, SummaryEntry};
 
     fn det() -> Detection {
         Detection::new(Format::GcovV4)
     }
 
-    /// A normal-mode file: header, one table entry, three one-section regions.
-    fn normal() -> Vec<u8> {
-        let mut d = Vec::new();
-        d.extend_from_slice(b"gcov"); // 0 GCOV_MAGIC
-        d.extend_from_slice(&[0, 0, 0, 4]); // 4 GCOV_VERSION
-        d.push(0x00); // 8 GCOV_HEADER_BITMASK: not compact
-        d.extend_from_slice(&[0, 0, 0, 0, 0, 0, 1]); // 9 GCOV_NUM_SECTIONS = 1 (7 bytes BE)
-        d.extend_from_slice(&64u64.to_be_bytes()); // 16 GCOV_SUMMARY_OFFSET = 64
-        d.extend_from_slice(&3u64.to_be_bytes()); // 24 GCOV_SUMMARY_SIZE = 3
-        d.extend_from_slice(&67u64.to_be_bytes()); // 32 GCOV_FILE_NAMES_OFFSET = 67
-        d.extend_from_slice(&2u64.to_be_bytes()); // 40 GCOV_FILE_NAMES_SIZE = 2
-        d.extend_from_slice(&69u64.to_be_bytes()); // 48 GCOV_SECTION_OFFSET = 69
-        d.extend_from_slice(&5u64.to_be_bytes()); // 56 GCOV_SECTION_SIZE = 5
-        d.extend_from_slice(&[0x02, 0xaa, 0xbb]); // 64 summary: bitmask type 2, 2 data bytes
-        d.extend_from_slice(&[0x03, 0xcc]); // 67 file names: bitmask type 3, 1 data byte
-        d.extend_from_slice(&[0x81, 1, 2, 3, 4]); // 69 string table, compact flag, 4 data bytes
-        d
+    /// main (head 1): 1: 10, 2.3: 0, 3: 5 calls foo:5, foo inlined at 4 with 1: 7.
+    pub(crate) fn sample() -> (Profile, Summary) {
+        let mut p = Profile::new();
+        let main = p.names.intern_bytes(b"main").unwrap();
+        let foo = p.names.intern_bytes(b"foo").unwrap();
+        let loc = |line, discriminator| LineLocation { line, discriminator };
+        let mut f = FunctionSamples { name: main, head: 1, total: 22, ..FunctionSamples::default() };
+        f.add_body(loc(1, 0), 10, Vec::new());
+        f.add_body(loc(2, 3), 0, Vec::new());
+        f.add_body(loc(3, 0), 5, alloc::vec![CallTarget { name: foo, count: 5 }]);
+        let mut callee = FunctionSamples { name: foo, total: 7, ..FunctionSamples::default() };
+        callee.add_body(loc(1, 0), 7, Vec::new());
+        f.add_callsite(loc(4, 0), callee, &p.names);
+        p.add(f);
+        let summary = Summary {
+            num_functions: 1,
+            num_counts: 4,
+            total_count: 22,
+            max_count: 10,
+            max_function_count: 1,
+            detailed: alloc::vec![SummaryEntry { cutoff: 500_000, min_count: 10, num_counts: 1 }],
+            ..Summary::default()
+        };
+        (p, summary)
     }
 
+    #[rustfmt::skip]
+    const NORMAL: [u8; 326] = [
+        // header
+        b'g', b'c', b'o', b'v',             //   0 GCOV_MAGIC
+        0, 0, 0, 4,                         //   4 GCOV_VERSION
+        0x00,                               //   8 GCOV_HEADER_BITMASK: normal
+        0, 0, 0, 0, 0, 0, 3,                //   9 GCOV_NUM_SECTIONS = 3 (7 bytes)
+        0, 0, 0, 0, 0, 0, 0, 96,            //  16 GCOV_SUMMARY_OFFSET
+        0, 0, 0, 0, 0, 0, 0, 69,            //  24 GCOV_SUMMARY_SIZE
+        0, 0, 0, 0, 0, 0, 0, 165,           //  32 GCOV_FILE_NAMES_OFFSET
+        0, 0, 0, 0, 0, 0, 0, 26,            //  40 GCOV_FILE_NAMES_SIZE
+        0, 0, 0, 0, 0, 0, 0, 191,           //  48 section 2 offset (string table)
+        0, 0, 0, 0, 0, 0, 0, 27,            //  56           size
+        0, 0, 0, 0, 0, 0, 0, 218,           //  64 section 3 offset (symbol names)
+        0, 0, 0, 0, 0, 0, 0, 29,            //  72           size
+        0, 0, 0, 0, 0, 0, 0, 247,           //  80 section 4 offset (symbol info of main)
+        0, 0, 0, 0, 0, 0, 0, 79,            //  88           size
+        // section 0: summary
+        0x02,                               //  96 GCOV_SECTION_BITMASK: GCOV_SUMMARY_INFO
+        0, 0, 0, 0, 0, 0, 0, 22,            //  97 SUMMARY_TOTAL_COUNT
+        0, 0, 0, 0, 0, 0, 0, 10,            // 105 SUMMARY_MAX_COUNT
+        0, 0, 0, 0, 0, 0, 0, 1,             // 113 SUMMARY_MAX_FN_COUNT
+        0, 0, 0, 0, 0, 0, 0, 4,             // 121 SUMMARY_NUM_COUNTS
+        0, 0, 0, 0, 0, 0, 0, 1,             // 129 SUMMARY_NUM_FUNCTIONS
+        0, 0, 0, 0, 0, 0, 0, 1,             // 137 SUMMARY_NUM_DETAILED_ENTRIES
+        0, 0x07, 0xa1, 0x20,                // 145 ENTRY_CUTOFF = 500000
+        0, 0, 0, 0, 0, 0, 0, 10,            // 149 ENTRY_MIN_COUNT
+        0, 0, 0, 0, 0, 0, 0, 1,             // 157 ENTRY_NUM_COUNTS
+        // section 1: file names
+        0x03,                               // 165 GCOV_SECTION_BITMASK: GCOV_FILE_NAMES
+        0, 0, 0, 1,                         // 166 GCOV_NUM_FILE_NAMES
+        0, 0, 0, 1,                         // 170 FILE_NAME_STRING_LENGTH = 1
+        0,                                  // 174 "" (the unknown file)
+        0, 0, 0, 2,                         // 175 STRING_TABLE_SECTION_INDEX
+        0, 0, 0, 3,                         // 179 SYMBOL_NAMES_SECTION_INDEX
+        0, 0, 0, 0,                         // 183 SYMBOL_ID_START
+        0, 0, 0, 2,                         // 187 SYMBOL_ID_END
+        // section 2: string table
+        0x01,                               // 191 GCOV_SECTION_BITMASK: GCOV_STRING_TABLE
+        0, 0, 0, 2,                         // 192 GCOV_NUM_STRINGS
+        0x02,                               // 196 root: 2 children
+        0, 3, b'f', b'o', b'o',             // 197 edge "foo"
+        0x80, 0, 0, 0, 0,                   // 202 node: terminal, string 0
+        0, 4, b'm', b'a', b'i', b'n',       // 207 edge "main"
+        0x80, 0, 0, 0, 1,                   // 213 node: terminal, string 1
+        // section 3: symbol names
+        0x04,                               // 218 GCOV_SECTION_BITMASK: GCOV_SYMBOL_NAMES
+        0, 0, 0, 2,                         // 219 GCOV_NUM_SYMBOL_NAMES
+        0, 0, 0, 0,                         // 223 foo: string 0
+        0, 0, 0, 0,                         // 227      SYMBOL_ID 0
+        0xff, 0xff, 0xff, 0xff,             // 231      no symbol info
+        0, 0, 0, 1,                         // 235 main: string 1
+        0, 0, 0, 1,                         // 239       SYMBOL_ID 1
+        0, 0, 0, 4,                         // 243       symbol info in section 4
+        // section 4: symbol info of main
+        0x05,                               // 247 GCOV_SECTION_BITMASK: GCOV_SYMBOL_INFO
+        0, 0, 0, 0, 0, 0, 0, 1,             // 248 SYMBOL_HEAD_COUNT
+        0, 0, 0, 0, 0, 0, 0, 0,             // 256 SYMBOL_TIMESTAMP
+        0, 0, 0, 5,                         // 264 SYMBOL_NUM_LOCATIONS
+        0x02, 0, 0, 1, 0, 0, 0, 10,         // 268 LOCATION_NORMAL line 1: 10
+        0x81, 0, 0, 2, 0, 3,                // 276 LOCATION_ZERO line 2 discriminator 3
+        0x02, 0, 0, 3, 0, 0, 0, 5,          // 282 LOCATION_NORMAL line 3: 5
+        0x04, 0, 0, 3,                      // 290 LOCATION_CALLED_FN line 3
+        0, 0, 0, 0,                         // 294   callee symbol 0 (foo)
+        0, 0, 0, 0, 0, 0, 0, 5,             // 298   5 calls
+        0x06, 0, 0, 4,                      // 306 LOCATION_INLINED_FN line 4
+        0, 0, 0, 0,                         // 310   symbol 0 (foo)
+        0, 0, 0, 1,                         // 314   SYMBOL_NUM_LOCATIONS
+        0x02, 0, 0, 1, 0, 0, 0, 7,          // 318   LOCATION_NORMAL line 1: 7
+    ];
+
+    #[rustfmt::skip]
+    const COMPACT_FILE: [u8; 92] = [
+        b'g', b'c', b'o', b'v', 0, 0, 0, 4, //  0 GCOV_MAGIC, GCOV_VERSION (always fixed)
+        0x80,                               //  8 GCOV_HEADER_BITMASK: compact
+        3,                                  //  9 GCOV_NUM_SECTIONS (varints from here)
+        20, 12,                             // 10 summary offset, size
+        32, 8,                              // 12 file names offset, size
+        40, 16,                             // 14 section 2 (string table)
+        56, 12,                             // 16 section 3 (symbol names)
+        68, 24,                             // 18 section 4 (symbol info of main)
+        0x82,                               // 20 GCOV_SUMMARY_INFO, compact
+        22, 10, 1, 4, 1, 1,                 // 21 total, max, max fn, counts, functions, 1 entry
+        0xa0, 0xc2, 0x1e, 10, 1,            // 27 cutoff 500000 (3-byte varint), min count 10, 1 count
+        0x83,                               // 32 GCOV_FILE_NAMES, compact
+        1, 1, 0,                            // 33 1 file: length 1, "" (unknown file)
+        2, 3, 0, 2,                         // 36 string table 2, symbol names 3, ids 0..2
+        0x81,                               // 40 GCOV_STRING_TABLE, compact
+        2, 0x02,                            // 41 2 strings; root: 2 children
+        3, b'f', b'o', b'o', 0x80, 0,       // 43 edge "foo", terminal 0
+        4, b'm', b'a', b'i', b'n', 0x80, 1, // 49 edge "main", terminal 1
+        0x84,                               // 56 GCOV_SYMBOL_NAMES, compact
+        2,                                  // 57 2 symbols
+        0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, // 58 foo: string 0, id 0, no symbol info (5-byte varint)
+        1, 1, 4,                            // 65 main: string 1, id 1, symbol info in section 4
+        0x85,                               // 68 GCOV_SYMBOL_INFO, compact
+        1, 0, 5,                            // 69 head 1, timestamp 0, 5 locations
+        0x02, 1, 10,                        // 72 NORMAL 1: 10
+        0x81, 2, 3,                         // 75 ZERO 2.3
+        0x02, 3, 5,                         // 78 NORMAL 3: 5
+        0x04, 3, 0, 5,                      // 81 CALLED_FN 3: symbol 0 (foo), 5 calls
+        0x06, 4, 0, 1,                      // 85 INLINED_FN 4: symbol 0 (foo), 1 location
+        0x02, 1, 7,                         // 89   NORMAL 1: 7
+    ];
+
     #[test]
-    fn normal_header_and_sections() {
-        let data = normal();
-        let root = dump(&data, &det()).unwrap();
+    fn normal_file_field_by_field() {
+        let (p, summary) = sample();
+        let mut out = Vec::new();
+        write(&p, &summary, Encoding::Binary, &mut out);
+        assert_eq!(out, NORMAL);
+        let root = dump(&out, &det()).unwrap();
         assert_eq!(root.check_tiling(), Ok(()));
-        let labels: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
+        let top: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
         assert_eq!(
-            labels,
+            top,
             [
                 ("header", 0, 48),
-                ("section table", 48, 64),
-                ("summary section", 64, 67),
-                ("file names section", 67, 69),
-                ("section 2", 69, 74)
+                ("section table", 48, 96),
+                ("GCOV_SUMMARY_INFO", 96, 165),
+                ("GCOV_FILE_NAMES", 165, 191),
+                ("GCOV_STRING_TABLE", 191, 218),
+                ("GCOV_SYMBOL_NAMES", 218, 247),
+                ("GCOV_SYMBOL_INFO", 247, 326),
             ]
         );
+        // every byte belongs to a field: no unparsed node anywhere
+        fn no_gaps(n: &Node) -> bool {
+            n.label != crate::dump::UNPARSED && n.children.iter().all(no_gaps)
+        }
+        assert!(no_gaps(&root));
         let header = &root.children[0];
-        assert_eq!(header.children[3].label, "GCOV_NUM_SECTIONS");
-        assert_eq!((header.children[3].start, header.children[3].end), (9, 16));
-        assert_eq!(header.children[3].value.as_deref(), Some("1"));
-        assert_eq!(root.children[2].value.as_deref(), Some("GCOV_SUMMARY_INFO"));
-        assert_eq!(root.children[4].value.as_deref(), Some("GCOV_STRING_TABLE (compact)"));
-        assert_eq!(root.children[4].children[1].value.as_deref(), Some("4 bytes"));
+        assert_eq!(
+            (header.children[3].label.as_ref(), header.children[3].start, header.children[3].end),
+            ("GCOV_NUM_SECTIONS", 9, 16)
+        );
+        let info = &root.children[6];
+        let inlined = info.children.last().unwrap();
+        assert_eq!((inlined.label.as_ref(), inlined.start, inlined.end), ("location", 306, 326));
+        assert_eq!(inlined.value.as_deref(), Some("4 LOCATION_INLINED_FN"));
+        let nested = inlined.children.last().unwrap();
+        assert_eq!((nested.start, nested.end, nested.value.as_deref()), (318, 326, Some("1 LOCATION_NORMAL")));
+        let callee = &info.children[7].children[2];
+        assert_eq!(callee.value.as_deref(), Some("0 (foo)"));
     }
 
     #[test]
-    fn compact_header_is_varints() {
-        let mut d = Vec::new();
-        d.extend_from_slice(b"gcov"); // 0 GCOV_MAGIC
-        d.extend_from_slice(&[0, 0, 0, 4]); // 4 GCOV_VERSION
-        d.push(0x80); // 8 GCOV_HEADER_BITMASK: compact
-        d.push(1); // 9 GCOV_NUM_SECTIONS = 1 (varint)
-        d.extend_from_slice(&[18, 2]); // 10 summary offset 18, size 2
-        d.extend_from_slice(&[20, 1]); // 12 file names offset 20, size 1
-        d.extend_from_slice(&[21, 0x81, 0x01]); // 14 entry: offset 21, size 129 (two-byte varint)
-        d.push(0); // 17 one byte nobody claims
-        d.extend_from_slice(&[0x82, 0x00]); // 18 summary: compact, type 2
-        d.push(0x83); // 20 file names: compact, type 3
-        d.extend_from_slice(&[0x85; 129]); // 21 symbol info, compact, 128 data bytes
-        let root = dump(&d, &det()).unwrap();
+    fn compact_file_field_by_field() {
+        let (p, summary) = sample();
+        let mut out = Vec::new();
+        write(&p, &summary, Encoding::Compact, &mut out);
+        assert_eq!(out, COMPACT_FILE);
+        let root = dump(&out, &det()).unwrap();
         assert_eq!(root.check_tiling(), Ok(()));
-        let spans: Vec<_> = root.children.iter().map(|c| (c.label.as_ref(), c.start, c.end)).collect();
-        assert_eq!(
-            spans,
-            [
-                ("header", 0, 14),
-                ("section table", 14, 17),
-                ("unparsed", 17, 18),
-                ("summary section", 18, 20),
-                ("file names section", 20, 21),
-                ("section 2", 21, 150)
-            ]
-        );
-        assert_eq!(root.children[5].value.as_deref(), Some("GCOV_SYMBOL_INFO (compact)"));
+        assert_eq!(root.children.len(), 7);
+        let normal = decode_v4::read(&NORMAL).unwrap();
+        let compact = decode_v4::read(&out).unwrap();
+        assert_eq!(normal.profile.functions, compact.profile.functions);
+        assert_eq!(normal.summary, compact.summary);
+        assert_eq!(compact.summary, summary);
+        let main = &compact.profile.functions[0];
+        assert_eq!((main.total, main.head), (22, 1));
     }
 
     #[test]
     fn truncations_and_bad_values_are_errors() {
-        let data = normal();
-        for cut in 0..data.len() {
-            let err = dump(&data[..cut], &det()).err();
+        for cut in 0..NORMAL.len() {
+            let err = dump(&NORMAL[..cut], &det()).err();
             let at = err.and_then(|e| e.offset());
             assert!(at.is_some_and(|o| o <= cut as u64), "cut at {cut}: {err:?}");
         }
         // GCOV_NUM_SECTIONS = 2^52: named at its offset
-        let mut bad = normal();
+        let mut bad = NORMAL;
         bad[9] = 0x10;
         assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(9));
-        // a section past the end of the file: named at its offset field
-        let mut bad = normal();
+        // a section past the end of the file: named at its table entry
+        let mut bad = NORMAL;
         bad[48..56].copy_from_slice(&u64::MAX.to_be_bytes());
         assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(48));
-        // overlapping sections are rejected by the tiling
-        let mut bad = normal();
-        bad[48..56].copy_from_slice(&65u64.to_be_bytes());
-        assert!(dump(&bad, &det()).is_err());
+        // overlapping sections
+        let mut bad = NORMAL;
+        bad[48..56].copy_from_slice(&190u64.to_be_bytes());
+        assert_eq!(dump(&bad, &det()).err().and_then(|e| e.offset()), Some(48));
+    }
+
+    #[test]
+    fn large_files_defer_section_data() {
+        let mut p = Profile::new();
+        for i in 0..20_000u32 {
+            let name = p.names.intern_bytes(alloc::format!("_Z8functionv{i}").as_bytes()).unwrap();
+            let mut f = FunctionSamples { name, head: u64::from(i), ..FunctionSamples::default() };
+            for line in 0..8 {
+                f.add_body(LineLocation { line, discriminator: 0 }, u64::from(line + i), Vec::new());
+            }
+            p.add(f);
+        }
+        let mut out = Vec::new();
+        write(&p, &Summary::default(), Encoding::Binary, &mut out);
+        assert!(out.len() as u64 > DEFER_ABOVE);
+        let root = dump(&out, &det()).unwrap();
+        assert_eq!(root.check_tiling(), Ok(()));
+        // header, table, summary, file names, string table, symbol names, 20000 infos
+        assert_eq!(root.children.len(), 6 + 20_000);
+        let info = root.children.last().unwrap();
+        assert_eq!(info.label, "GCOV_SYMBOL_INFO");
+        let data = &info.children[1];
+        let deferred = data.deferred.unwrap();
+        assert_eq!((deferred.start, deferred.end), (info.start + 1, info.end));
+        let children = expand(&out, &deferred).unwrap();
+        let mut expanded = Node::new("data", deferred.start, deferred.end).with_children(children);
+        assert_eq!(expanded.check_tiling(), Ok(()));
+        expanded.tile().unwrap();
+        let labels: Vec<_> = expanded.children.iter().map(|c| c.label.as_ref()).take(4).collect();
+        assert_eq!(labels, ["SYMBOL_HEAD_COUNT", "SYMBOL_TIMESTAMP", "SYMBOL_NUM_LOCATIONS", "location"]);
+        assert_eq!(expanded.children.len(), 3 + 8);
+        // The string table's trie, deferred too: GCOV_NUM_STRINGS, then the root, the
+        // node after the shared edge "_Z8functionv", and a node for each of the 20000
+        // strings (every number's prefix is a number here), each node but the root
+        // after its edge.
+        let strings = root.children.iter().find(|c| c.label == "GCOV_STRING_TABLE").unwrap();
+        let children = expand(&out, &strings.children[1].deferred.unwrap()).unwrap();
+        assert_eq!(children.len(), 1 + 1 + 2 * 20_001);
+    }
+
+    #[test]
+    fn text_form_of_the_sample() {
+        let (p, summary) = sample();
+        let mut out = Vec::new();
+        write(&p, &summary, Encoding::Text, &mut out);
+        let expected = r#"filenames = {}
+
+summary = {
+  total_count = 22,
+  max_count = 10,
+  max_fn_count = 1,
+  num_counts = 4,
+  num_functions = 1,
+  num_detailed_entries = 1,
+  detailed_entries = {
+    {cutoff = 500000, min_count = 10, num_counts = 1}
+  }
+}
+
+"main":-1(1:1:0) = {
+  locations = {
+    1 = 10,
+    2.3 = 0,
+    3 = 5
+  },
+  callsites = {
+    3 -> {0 = 5}
+  },
+  inlined = {
+    4 = "foo":-1(0) = {
+      locations = {
+        1 = 7
+      }
+    }
+  }
+}
+"#;
+        assert_eq!(core::str::from_utf8(&out).unwrap(), expected);
+        // Read back, it is the same profile: written as binary, the same bytes.
+        let text = decode_v4::read_text(&out).unwrap();
+        let mut again = Vec::new();
+        write(&text.profile, &text.summary, Encoding::Binary, &mut again);
+        assert_eq!(again, NORMAL);
     }
 }
