@@ -15,7 +15,7 @@
 //!                               a pre-aggregated profile as `perf2bolt ELF --pa -p FILE` does
 //!                               (--ba: basic samples, as `perf2bolt --ba`), an fdata re-written
 //! pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]
-//! pgolens export FILE --to sampletext|dump-gcov|gcov4|gcov4-compact|gcov4-text [-o OUT]
+//! pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]
 //!                               a BOLT YAML profile re-written as LLVM's YAML writer writes it, or
 //!                               for a perf.data / pre-aggregated profile of a BOLTed ELF (with BAT)
 //!                               the YAML `perf2bolt ELF -p FILE -w OUT` writes
@@ -34,7 +34,7 @@ use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -19,6 +19,7 @@ extern crate std;
 
 pub mod compress;
 pub mod detect;
+pub mod digits;
 pub mod dump;
 pub mod error;
 pub mod format;

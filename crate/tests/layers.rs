@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! error, read, compress, format, dump,  (bytes, errors, the format vocabulary, dump trees,
+//!   digits,                             numbers written as text,
 //!   summary                             the profile summary's arithmetic)
 //!   → symbolize                         (symbol tables: ELF, DWARF, kallsyms; demangling)
 //!   → formats                           (one module per format family)
@@ -27,6 +28,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("compress", 0),
     ("format", 0),
     ("dump", 0),
+    ("digits", 0),
     ("summary", 0),
     ("symbolize", 1),
     ("formats", 2),

@@ -5,7 +5,6 @@
 //! Layout notes: `shared/formats/bolt-profiles.md`.
 
 pub mod bat;
-mod digits;
 pub mod fdata;
 pub mod preagg;
 mod text;

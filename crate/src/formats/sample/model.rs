@@ -301,6 +301,10 @@ fn add(a: &mut u64, b: u64, overflowed: &mut bool) {
 
 /// Adds `calls` into `into`, one entry per name.
 fn merge_calls(into: &mut Vec<CallTarget>, calls: Vec<CallTarget>, overflowed: &mut bool) {
+    if into.is_empty() && calls.len() <= 1 {
+        *into = calls;
+        return;
+    }
     for call in calls {
         match into.iter_mut().find(|c| c.name == call.name) {
             Some(c) => add(&mut c.count, call.count, overflowed),
@@ -314,7 +318,12 @@ impl FunctionSamples {
     /// one entry per location. Returns whether a count overflowed.
     pub fn add_body(&mut self, location: LineLocation, samples: u64, calls: Vec<CallTarget>) -> bool {
         let mut overflowed = false;
-        match self.body.binary_search_by(|b| b.location.cmp(&location)) {
+        // Decoders mostly add locations in order: append without searching.
+        let found = match self.body.last() {
+            Some(last) if last.location < location => Err(self.body.len()),
+            _ => self.body.binary_search_by(|b| b.location.cmp(&location)),
+        };
+        match found {
             Ok(i) => {
                 if let Some(b) = self.body.get_mut(i) {
                     add(&mut b.samples, samples, &mut overflowed);

@@ -25,10 +25,35 @@
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
+use crate::digits::push_unsigned;
 use crate::formats::sample::model::{FunctionSamples, LineLocation, Name, NameId, Names, Profile, TypeSamples};
 
 /// Appends the profile's text to `out`.
 pub fn write(profile: &Profile, out: &mut Vec<u8>) {
+    write_functions(profile, out, &mut |_| true);
+}
+
+/// The text in pieces of about `chunk` bytes, each handed to `sink` as soon as it is
+/// written, so the whole text (as large as the profile's text file) is never held.
+pub fn write_chunks<E>(profile: &Profile, chunk: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+    let mut out = Vec::with_capacity(chunk.saturating_add(chunk / 2));
+    let mut error = None;
+    write_functions(profile, &mut out, &mut |out| {
+        if out.len() >= chunk {
+            error = sink(out).err();
+            out.clear();
+        }
+        error.is_none()
+    });
+    match error {
+        Some(e) => Err(e),
+        None => sink(&out),
+    }
+}
+
+/// Writes every top-level function in LLVM's order, calling `after` with the output
+/// after each one; stops when it returns false.
+fn write_functions(profile: &Profile, out: &mut Vec<u8>, after: &mut dyn FnMut(&mut Vec<u8>) -> bool) {
     let names = &profile.names;
     let mut order: Vec<&FunctionSamples> = profile.functions.iter().collect();
     // `sortFuncProfiles`: a stable sort by total samples descending, then context.
@@ -36,6 +61,9 @@ pub fn write(profile: &Profile, out: &mut Vec<u8>) {
     let writer = Writer { names, cs: profile.kind.context_sensitive, probe: profile.kind.probe_based };
     for f in order {
         writer.function(f, out);
+        if !after(out) {
+            return;
+        }
     }
 }
 
@@ -111,10 +139,10 @@ impl<'p> Writer<'p> {
             self.name(f.name, out);
             out.push(b':');
         }
-        push_u64(out, f.total);
+        push_unsigned(out, f.total);
         if depth == 0 {
             out.push(b':');
-            push_u64(out, f.head);
+            push_unsigned(out, f.head);
         }
         out.push(b'\n');
         let mut sorted = Vec::new();
@@ -122,7 +150,7 @@ impl<'p> Writer<'p> {
             indent(out, depth.saturating_add(1));
             location(out, b.location);
             out.extend_from_slice(b": ");
-            push_u64(out, b.samples);
+            push_unsigned(out, b.samples);
             let calls = match b.calls.as_slice() {
                 [] | [_] => &b.calls,
                 _ => {
@@ -137,7 +165,7 @@ impl<'p> Writer<'p> {
                 out.push(b' ');
                 self.name(call.name, out);
                 out.push(b':');
-                push_u64(out, call.count);
+                push_unsigned(out, call.count);
             }
             out.push(b'\n');
             self.vtables(f, b.location, depth.saturating_add(1), out);
@@ -176,7 +204,7 @@ impl<'p> Writer<'p> {
         for t in types {
             self.name(t.name, out);
             out.push(b':');
-            push_u64(out, t.count);
+            push_unsigned(out, t.count);
             out.push(b' ');
         }
         out.push(b'\n');
@@ -186,13 +214,13 @@ impl<'p> Writer<'p> {
         if self.probe {
             indent(out, depth.saturating_add(1));
             out.extend_from_slice(b"!CFGChecksum: ");
-            push_u64(out, f.checksum.unwrap_or(0));
+            push_unsigned(out, f.checksum.unwrap_or(0));
             out.push(b'\n');
         }
         if f.attributes != 0 {
             indent(out, depth.saturating_add(1));
             out.extend_from_slice(b"!Attributes: ");
-            push_u64(out, u64::from(f.attributes));
+            push_unsigned(out, u64::from(f.attributes));
             out.push(b'\n');
         }
     }
@@ -201,7 +229,7 @@ impl<'p> Writer<'p> {
     fn name(&self, id: NameId, out: &mut Vec<u8>) {
         match self.names.name(id) {
             Some(Name::Bytes(b)) => out.extend_from_slice(b),
-            Some(Name::Md5(h)) => push_u64(out, *h),
+            Some(Name::Md5(h)) => push_unsigned(out, *h),
             None => {}
         }
     }
@@ -209,31 +237,15 @@ impl<'p> Writer<'p> {
 
 /// `LineLocation::print`: the line, and `.DISC` when the discriminator is not 0.
 fn location(out: &mut Vec<u8>, at: LineLocation) {
-    push_u64(out, u64::from(at.line));
+    push_unsigned(out, u64::from(at.line));
     if at.discriminator != 0 {
         out.push(b'.');
-        push_u64(out, u64::from(at.discriminator));
+        push_unsigned(out, u64::from(at.discriminator));
     }
 }
 
 fn indent(out: &mut Vec<u8>, depth: usize) {
     out.resize(out.len().saturating_add(depth), b' ');
-}
-
-/// Appends `n` in decimal.
-fn push_u64(out: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut len = 0usize;
-    let mut rest = n;
-    for d in digits.iter_mut() {
-        *d = b'0'.wrapping_add((rest % 10) as u8);
-        len = len.saturating_add(1);
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    out.extend(digits.iter().take(len).rev());
 }
 
 #[cfg(test)]
@@ -251,7 +263,7 @@ mod tests {
     fn integers() {
         for n in [0, 7, 10, 65535, u64::MAX] {
             let mut out = Vec::new();
-            push_u64(&mut out, n);
+            push_unsigned(&mut out, n);
             assert_eq!(out, alloc::format!("{n}").as_bytes());
         }
     }

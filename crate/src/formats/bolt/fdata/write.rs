@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 
 use super::{Fdata, Location};
-use crate::formats::bolt::digits::{push_hex, push_signed, LOWER};
+use crate::digits::{push_hex, push_signed, LOWER};
 
 /// Appends the text of `fdata` to `out`.
 pub fn write(fdata: &Fdata<'_>, out: &mut Vec<u8>) {

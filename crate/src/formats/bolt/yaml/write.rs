@@ -14,7 +14,7 @@
 
 use alloc::vec::Vec;
 
-use crate::formats::bolt::digits::{push_hex, push_unsigned, UPPER};
+use crate::digits::{push_hex, push_unsigned, UPPER};
 
 use super::{Block, CallSite, Function, HashFunction, InlineTreeNode, ProbeSet, Profile, ProfileFlags, Successor};
 
