@@ -79,6 +79,18 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     Ok(root)
 }
 
+/// [`dump`], and for a binary or extbinary sample profile also its decoded profile,
+/// from the same pass (those dumps are a full decode).
+pub fn dump_with_sample_profile(
+    data: &[u8],
+    detection: &Detection,
+) -> Result<(Node, Option<formats::sample::model::Profile>)> {
+    match detection.format {
+        Format::SampleBinary | Format::SampleExtBinary => formats::sample::binary::dump_and_decode(data, true),
+        _ => Ok((dump(data, detection)?, None)),
+    }
+}
+
 /// Builds the children of a node that [`dump`] left deferred, tiled like the rest.
 pub fn expand(data: &[u8], detection: &Detection, deferred: &Deferred) -> Result<Vec<Node>> {
     let mut parent = Node::new("", deferred.start, deferred.end);

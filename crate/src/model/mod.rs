@@ -17,6 +17,7 @@ pub mod instrprof;
 pub mod memprof;
 pub mod perf;
 pub mod sample;
+pub mod sample_views;
 pub mod stacks;
 
 pub use crate::summary::{self, Summary, SummaryBuilder, SummaryEntry};

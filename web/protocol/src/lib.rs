@@ -52,7 +52,7 @@ pub enum Request {
     PathTo { offset: u64 },
     /// Rows `start..start + count` of a table under a query.
     Table { query: TableQuery, start: u64, count: u64 },
-    /// The profile summary (instrprof).
+    /// The profile summary (instrprof, sample profiles).
     Summary,
     /// One function of the instrprof table in full, by row id.
     Function { row: u32 },
@@ -81,6 +81,10 @@ pub enum Request {
     /// when it came from a BOLTed binary) or, with `yaml`, YAML (as LLVM's writer
     /// writes a YAML profile, or as perf2bolt -w writes one from BAT).
     ExportBolt { yaml: bool },
+    /// One function of a sample profile's table in full (by row id): its line heat.
+    SampleFunction { row: u32 },
+    /// The sample profile written out in another format, as `pgolens export` writes it.
+    ExportSample { to: SampleExport },
     /// Forget the document.
     Close,
 }
@@ -151,6 +155,7 @@ pub enum Reply {
     Timeline(Timeline),
     BoltCfg(Box<CfgGraph>),
     BatFunction(Box<BatDetail>),
+    SampleFunction(Box<SampleFnDetail>),
     /// A file to save: its suggested name and its bytes.
     Exported {
         name: String,
@@ -218,10 +223,14 @@ pub enum View {
     BoltSamples,
     /// A BOLTed binary's address translation tables.
     Bat,
+    /// The functions of a sample profile (LLVM, AutoFDO, GCOV v4) with their line heat.
+    SampleFunctions,
+    /// A sample profile's profile symbol list.
+    SampleSymbols,
 }
 
 impl View {
-    pub const ALL: [View; 11] = [
+    pub const ALL: [View; 13] = [
         View::Dump,
         View::Flame,
         View::Functions,
@@ -233,6 +242,8 @@ impl View {
         View::BoltMemory,
         View::BoltSamples,
         View::Bat,
+        View::SampleFunctions,
+        View::SampleSymbols,
     ];
 }
 
@@ -306,6 +317,10 @@ pub enum TableId {
     BoltSamples,
     /// The hot functions and cold fragments of a BOLTed binary's BAT.
     BatFunctions,
+    /// The top-level functions of a sample profile.
+    SampleFunctions,
+    /// The names of a sample profile's symbol list.
+    SampleSymbols,
 }
 
 /// A sort order, a name filter and (for stack tables) the samples aggregated: what
@@ -498,11 +513,17 @@ pub struct MemFrame {
 // ---------------------------------------------------------------------------------
 // Call stacks.
 
-/// Which samples the stack views aggregate: one event, optionally a time range.
+/// Which samples the stack views aggregate: one event, optionally a time range, and
+/// optionally one root.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SampleFilter {
     pub event: u32,
     pub range: Option<(u64, u64)>,
+    /// Only one function's inline tree, laid out from the function (a sample
+    /// profile's Functions row id). A flame graph and a search see that tree; a
+    /// sandwich, the functions table and the timeline see the whole profile.
+    #[serde(default)]
+    pub root: Option<u32>,
 }
 
 /// What the worker says of a file's stacks when it opens.
@@ -713,4 +734,75 @@ pub struct BatEntry {
     /// A block's index in the input function (current encoding).
     pub block_index: Option<u64>,
     pub block_hash: Option<u64>,
+}
+
+// ---------------------------------------------------------------------------------
+// Sample profiles.
+
+/// A format the page writes a sample profile in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SampleExport {
+    /// LLVM sample text, as `llvm-profdata merge --sample --text` writes it.
+    Text,
+    /// AutoFDO GCOV v4, binary.
+    Gcov4,
+    /// AutoFDO GCOV v4, compact binary.
+    Gcov4Compact,
+    /// AutoFDO GCOV v4, text.
+    Gcov4Text,
+}
+
+impl SampleExport {
+    pub const ALL: [SampleExport; 4] =
+        [SampleExport::Text, SampleExport::Gcov4, SampleExport::Gcov4Compact, SampleExport::Gcov4Text];
+}
+
+/// A name as the page shows it: raw (an MD5 in decimal) and demangled when that differs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleName {
+    pub raw: String,
+    pub demangled: Option<String>,
+}
+
+/// One top-level function of a sample profile in full.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleFnDetail {
+    /// Its row id in the Functions table.
+    pub id: u32,
+    pub name: SampleName,
+    /// A CS profile's context, as LLVM prints it (`[main:1 @ _Z3foov]`).
+    pub context: Option<String>,
+    pub md5: Option<u64>,
+    pub total: u64,
+    pub head: u64,
+    /// `!CFGChecksum` of a probe-based profile.
+    pub checksum: Option<u64>,
+    /// The function's inline tree flattened in pre-order: its lines and inlined
+    /// callsites by location, each inline row followed by its callee's rows.
+    pub rows: Vec<HeatRow>,
+}
+
+/// One row of a function's line heat.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeatRow {
+    /// 0: the function's own; 1: a callee inlined into it; ...
+    pub depth: u32,
+    /// Line offset from the function's first line.
+    pub line: u32,
+    pub discriminator: u32,
+    /// A body line's samples, or an inlined callee's total.
+    pub samples: u64,
+    /// The callee inlined here; `None` for a body line.
+    pub callee: Option<SampleName>,
+    /// A body line's call targets, most called first.
+    pub calls: Vec<SampleCall>,
+    /// An inline row's callee rows: the rows after it that are its.
+    pub descendants: u32,
+}
+
+/// A call target of a body line and how many calls went to it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleCall {
+    pub name: SampleName,
+    pub count: u64,
 }

@@ -14,7 +14,8 @@ use std::rc::Rc;
 use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, TableId, View};
 
 use crate::views::{
-    bat, bolt_cfg, bolt_functions, bolt_records, dump, flame, functions, memprof, stack_functions, summary, table,
+    bat, bolt_cfg, bolt_functions, bolt_records, dump, flame, functions, memprof, sample_functions, sample_symbols,
+    stack_functions, summary, table,
 };
 
 pub mod outbox;
@@ -103,6 +104,8 @@ pub struct Doc {
     pub bolt_cfg: bolt_cfg::BoltCfg,
     pub bolt_records: bolt_records::BoltRecords,
     pub bat: bat::BatState,
+    pub sample_functions: sample_functions::SampleFunctions,
+    pub sample_symbols: sample_symbols::SampleSymbols,
 }
 
 impl Doc {
@@ -129,12 +132,19 @@ impl Doc {
             bolt_cfg: bolt_cfg::BoltCfg::default(),
             bolt_records: bolt_records::BoltRecords::default(),
             bat: bat::BatState::default(),
+            sample_functions: sample_functions::SampleFunctions::default(),
+            sample_symbols: sample_symbols::SampleSymbols::default(),
         }
     }
 
     /// Whether the file has call stacks (a flame graph; its Functions tab is the stack one).
     pub fn has_stacks(&self) -> bool {
         self.summary.as_ref().is_some_and(|s| s.stacks.is_some())
+    }
+
+    /// Whether the samples of the file's stacks have times (a timeline).
+    fn timed(&self) -> bool {
+        self.summary.as_ref().and_then(|s| s.stacks.as_ref()).is_some_and(|s| s.end > s.start)
     }
 
     /// The views offered, in tab order.
@@ -165,6 +175,8 @@ impl Doc {
             View::BoltMemory => self.bolt_records.enter(TableId::BoltMemory, id, out),
             View::BoltSamples => self.bolt_records.enter(TableId::BoltSamples, id, out),
             View::Bat => self.bat.enter(id, out),
+            View::SampleFunctions => self.sample_functions.enter(id, out),
+            View::SampleSymbols => self.sample_symbols.enter(id, out),
             View::Dump | View::Flame => {}
         }
     }
@@ -174,7 +186,7 @@ impl Doc {
         if !self.has_stacks() || self.phase != Phase::Ready {
             return false;
         }
-        let asked = self.stacks.refresh(self.id, out);
+        let asked = self.stacks.refresh(self.id, self.timed(), out);
         let shown = self.tab == View::Functions;
         self.stack_functions.refresh(&self.stacks.samples.clone(), shown, self.id, out) || asked
     }
@@ -218,6 +230,9 @@ pub enum Action {
     ExportBolt(bool),
     /// The written profile was handed to the browser.
     ExportSaved,
+    /// What the user does in a sample profile's Functions tab.
+    SampleFunctions(sample_functions::Msg),
+    SampleSymbols(table::Msg),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -326,6 +341,11 @@ impl State {
             Action::ExportBolt(yaml) => self.with_current(|doc, out| doc.bolt_functions.export(yaml, doc.id, out)),
             Action::ExportSaved => self.with_current(|doc, _| doc.bolt_functions.saved()),
             Action::Bat(msg) => self.with_current(|doc, out| doc.bat.update(msg, doc.id, out)),
+            Action::SampleFunctions(msg) => self.with_current(|doc, out| {
+                let names = doc.stacks.names.clone();
+                doc.sample_functions.update(msg, doc.id, names, out)
+            }),
+            Action::SampleSymbols(msg) => self.with_current(|doc, out| doc.sample_symbols.update(msg, doc.id, out)),
             Action::BoltRecords(table, msg) => {
                 self.with_current(|doc, out| doc.bolt_records.update(table, msg, doc.id, out))
             }
@@ -397,7 +417,10 @@ impl State {
                     d.bolt_functions.table.failed(req);
                     d.bolt_records.failed(req);
                     d.bat.table.failed(req);
+                    d.sample_functions.table.failed(req);
+                    d.sample_symbols.table.failed(req);
                     d.bolt_functions.exporting = false;
+                    d.sample_functions.exporting = None;
                     if d.bolt_cfg.failed(req, &failure.message) {
                         return true;
                     }
@@ -445,18 +468,37 @@ impl State {
                 TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => {
                     d.bolt_records.on_reply(Reply::Table(page))
                 }
+                TableId::SampleFunctions => d.sample_functions.on_reply(Reply::Table(page)),
+                TableId::SampleSymbols => d.sample_symbols.on_reply(Reply::Table(page)),
             }),
             Reply::BoltCfg(graph) => self.with_doc(doc, |d, _| d.bolt_cfg.loaded(req, *graph)),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
             reply @ Reply::Function(_) => self.with_doc(doc, |d, _| d.functions.on_reply(reply)),
-            reply @ Reply::Exported { .. } => self.with_doc(doc, |d, _| d.bolt_functions.on_reply(reply)),
+            reply @ Reply::Exported { .. } => self.with_doc(doc, |d, _| {
+                if d.sample_functions.exporting.is_some() {
+                    d.sample_functions.on_reply(reply)
+                } else {
+                    d.bolt_functions.on_reply(reply)
+                }
+            }),
+            reply @ Reply::SampleFunction(_) => self.with_doc(doc, |d, _| d.sample_functions.on_reply(reply)),
             reply @ Reply::BatFunction(_) => self.with_doc(doc, |d, _| d.bat.on_reply(reply)),
             reply @ Reply::MemProfSite(_) => self.with_doc(doc, |d, _| d.memprof.on_reply(reply)),
-            reply @ (Reply::Flame { .. }
-            | Reply::Sandwich { .. }
-            | Reply::FrameNames(_)
-            | Reply::Search { .. }
-            | Reply::Timeline(_)) => self.with_doc(doc, |d, _| d.stacks.on_reply(reply)),
+            // A graph rooted at a sample profile's function is that function's.
+            reply @ (Reply::Flame { samples: pgolens_protocol::SampleFilter { root: Some(_), .. }, .. }
+            | Reply::Sandwich { samples: pgolens_protocol::SampleFilter { root: Some(_), .. }, .. }
+            | Reply::Search { samples: pgolens_protocol::SampleFilter { root: Some(_), .. }, .. }) => {
+                self.with_doc(doc, |d, _| d.sample_functions.inline.on_reply(reply))
+            }
+            Reply::FrameNames(names) => self.with_doc(doc, |d, _| {
+                let names = Rc::new(names);
+                d.stacks.names_arrived(Rc::clone(&names));
+                d.sample_functions.inline.names_arrived(names);
+                true
+            }),
+            reply @ (Reply::Flame { .. } | Reply::Sandwich { .. } | Reply::Search { .. } | Reply::Timeline(_)) => {
+                self.with_doc(doc, |d, _| d.stacks.on_reply(reply))
+            }
         }
     }
 

@@ -2,14 +2,15 @@
 //! views, the requests each view queues, and the cross-document rules.
 
 use pgolens_protocol::{
-    Cell, CellKind, Column, Envelope, Failure, FnDetail, MemSite, NodeInfo, Opened, Request, Row, SampleFilter,
-    StacksInfo, TableId, TablePage, TableQuery,
+    Cell, CellKind, Column, Envelope, Failure, FnDetail, FrameNames, MemSite, NodeInfo, Opened, Request, Row,
+    SampleExport, SampleFilter, StacksInfo, TableId, TablePage, TableQuery,
 };
 
 use super::*;
 use crate::views::dump::{Children, Key, Msg as DumpMsg};
 use crate::views::flame::{FlameData, Msg as FlameMsg, Zoom};
 use crate::views::functions::Msg as FnMsg;
+use crate::views::sample_functions::Msg as SampleMsg;
 use crate::views::table::{Msg as TableMsg, FIRST_PAGE};
 
 fn info(label: &str, start: u64, end: u64, has_children: bool) -> NodeInfo {
@@ -386,7 +387,8 @@ const STACK_VIEWS: [View; 3] = [View::Dump, View::Flame, View::Functions];
 
 fn stacks_summary() -> FileSummary {
     let mut sum = summary("perf.data", &STACK_VIEWS, View::Flame);
-    sum.stacks = Some(StacksInfo { events: vec!["cycles".into(), "instructions".into()], ..StacksInfo::default() });
+    sum.stacks =
+        Some(StacksInfo { events: vec!["cycles".into(), "instructions".into()], end: 100, ..StacksInfo::default() });
     sum
 }
 
@@ -412,7 +414,7 @@ fn a_recording_opens_on_its_flame_graph_which_asks_for_its_views_and_refilters_t
         |rects: &[f64]| pgolens_protocol::FlameLayout { rects: rects.to_vec().into(), rows: vec![0, 1, 2].into() };
     let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 60.0, 0.0];
     // A reply to another filter is dropped.
-    let other = SampleFilter { event: 1, range: None };
+    let other = SampleFilter { event: 1, range: None, root: None };
     assert!(!s.update(worker(1, None, Reply::Flame { samples: other, inverted: false, layout: layout(&rects) })));
     assert!(s.update(worker(1, None, Reply::Flame { samples: all.clone(), inverted: false, layout: layout(&rects) })));
     assert_eq!(
@@ -432,7 +434,7 @@ fn a_recording_opens_on_its_flame_graph_which_asks_for_its_views_and_refilters_t
     assert_eq!(s2.current_doc().unwrap().stacks.zoom, None);
     // A time range asks for the graph and the functions again; a search for its result.
     s.update(Action::Flame(FlameMsg::SelectTimeRange(Some((10, 20)))));
-    let ranged = SampleFilter { event: 0, range: Some((10, 20)) };
+    let ranged = SampleFilter { event: 0, range: Some((10, 20)), root: None };
     let asked = sent(&mut s);
     assert!(asked.iter().any(|r| matches!(r, Request::Flame { samples, .. } if *samples == ranged)), "{asked:?}");
     assert!(asked.iter().any(
@@ -603,4 +605,130 @@ fn a_bolt_profile_is_written_out_once_and_saved() {
     assert!(!doc.bolt_functions.exporting);
     assert!(s.update(Action::ExportSaved));
     assert!(s.current_doc().unwrap().bolt_functions.exported.is_none());
+}
+
+const SAMPLE_VIEWS: [View; 5] = [View::Dump, View::SampleFunctions, View::Flame, View::Functions, View::Summary];
+
+/// A sample profile, opened (on its Functions), its first requests acknowledged.
+fn sampled() -> State {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p.prof".into(), size: 100, demo: false, select: true });
+    let mut sum = summary("sample-text", &SAMPLE_VIEWS, View::SampleFunctions);
+    sum.stacks = Some(StacksInfo { events: vec!["samples".into()], ..StacksInfo::default() });
+    open(&mut s, 1, sum, info("file", 0, 100, false), vec![]);
+    s
+}
+
+fn heat_row(depth: u32, line: u32, callee: Option<&str>, descendants: u32) -> pgolens_protocol::HeatRow {
+    pgolens_protocol::HeatRow {
+        depth,
+        line,
+        samples: 10,
+        callee: callee.map(|c| pgolens_protocol::SampleName { raw: c.into(), demangled: None }),
+        descendants,
+        ..pgolens_protocol::HeatRow::default()
+    }
+}
+
+#[test]
+fn a_sample_profile_opens_on_its_functions_and_a_row_asks_for_its_heat_and_its_inline_tree() {
+    let mut s = sampled();
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.tab, View::SampleFunctions);
+    assert_eq!(
+        sent(&mut s),
+        [Request::Table { query: TableQuery::new(TableId::SampleFunctions), start: 0, count: FIRST_PAGE + 64 }]
+    );
+    s.update(Action::SampleFunctions(SampleMsg::Table(TableMsg::Select(3))));
+    let rooted = SampleFilter { root: Some(3), ..SampleFilter::default() };
+    // The graph rooted at the function; no timeline (no times), the names once.
+    assert_eq!(
+        sent(&mut s),
+        [
+            Request::SampleFunction { row: 3 },
+            Request::FrameNames,
+            Request::Flame { samples: rooted.clone(), inverted: false }
+        ]
+    );
+    // The rooted graph is the function's, not the Flame graph tab's.
+    let layout = pgolens_protocol::FlameLayout { rects: vec![0.0, 5.0, 5.0, 2.0].into(), rows: vec![0, 1].into() };
+    assert!(s.update(worker(1, None, Reply::Flame { samples: rooted.clone(), inverted: false, layout })));
+    let doc = s.current_doc().unwrap();
+    assert!(doc.stacks.flame.is_none());
+    assert_eq!(doc.sample_functions.inline.flame.as_ref().unwrap().frame, [2]);
+    // Names come for both graphs; another row asks for its graph, not the names again.
+    assert!(s.update(worker(
+        1,
+        None,
+        Reply::FrameNames(FrameNames { names: vec!["a".into()], ..FrameNames::default() })
+    )));
+    let doc = s.current_doc().unwrap();
+    assert!(doc.stacks.names.is_some() && doc.sample_functions.inline.names.is_some());
+    s.update(Action::SampleFunctions(SampleMsg::Table(TableMsg::Select(4))));
+    let asked = sent(&mut s);
+    assert!(!asked.contains(&Request::FrameNames), "{asked:?}");
+    assert!(s.current_doc().unwrap().sample_functions.inline.names.is_some());
+    // Nothing to invert or pick in one function's tree.
+    assert!(!s.update(Action::SampleFunctions(SampleMsg::Flame(FlameMsg::ToggleInverted))));
+    s.update(Action::SampleFunctions(SampleMsg::Flame(FlameMsg::Search("op".into()))));
+    let rooted4 = SampleFilter { root: Some(4), ..SampleFilter::default() };
+    assert_eq!(sent(&mut s), [Request::Search { samples: rooted4, pattern: "op".into() }]);
+    // The whole-profile graph asks for no timeline either.
+    s.update(Action::SelectTab(View::Flame));
+    let asked = sent(&mut s);
+    assert_eq!(asked[0], Request::Flame { samples: SampleFilter::default(), inverted: false });
+    assert!(!asked.iter().any(|r| matches!(r, Request::Timeline { .. } | Request::FrameNames)), "{asked:?}");
+}
+
+#[test]
+fn inlined_callsites_open_in_place_recursively() {
+    let mut s = sampled();
+    s.update(Action::SampleFunctions(SampleMsg::Table(TableMsg::Select(0))));
+    // 0: line; 1: inline (2..5 its rows); 2: line; 3: inline (4 its row); 4: line; 5: line
+    let rows = vec![
+        heat_row(0, 1, None, 0),
+        heat_row(0, 3, Some("apply"), 3),
+        heat_row(1, 0, None, 0),
+        heat_row(1, 0, Some("op"), 1),
+        heat_row(2, 0, None, 0),
+        heat_row(0, 5, None, 0),
+    ];
+    let detail = pgolens_protocol::SampleFnDetail { id: 0, rows, ..Default::default() };
+    assert!(s.update(worker(1, None, Reply::SampleFunction(Box::new(detail.clone())))));
+    let shown = |s: &State| s.current_doc().unwrap().sample_functions.shown_rows();
+    assert_eq!(shown(&s), [0, 1, 5]);
+    s.update(Action::SampleFunctions(SampleMsg::ToggleInline(1)));
+    assert_eq!(shown(&s), [0, 1, 2, 3, 5]);
+    s.update(Action::SampleFunctions(SampleMsg::ToggleInline(3)));
+    assert_eq!(shown(&s), [0, 1, 2, 3, 4, 5]);
+    s.update(Action::SampleFunctions(SampleMsg::ToggleInline(1)));
+    assert_eq!(shown(&s), [0, 1, 5], "closing a callsite hides what is open under it");
+    s.update(Action::SampleFunctions(SampleMsg::ExpandAll(true)));
+    assert_eq!(shown(&s).len(), 6);
+    s.update(Action::SampleFunctions(SampleMsg::ExpandAll(false)));
+    assert_eq!(shown(&s), [0, 1, 5]);
+    // A detail for a row no longer selected is dropped.
+    s.update(Action::SampleFunctions(SampleMsg::Table(TableMsg::Select(7))));
+    assert!(!s.update(worker(1, None, Reply::SampleFunction(Box::new(detail)))));
+}
+
+#[test]
+fn a_sample_profile_saves_in_each_format_once_at_a_time() {
+    let mut s = sampled();
+    sent(&mut s);
+    assert!(s.update(Action::SampleFunctions(SampleMsg::Export(SampleExport::Gcov4))));
+    assert!(!s.update(Action::SampleFunctions(SampleMsg::Export(SampleExport::Text))), "one at a time");
+    assert_eq!(sent(&mut s), [Request::ExportSample { to: SampleExport::Gcov4 }]);
+    let file = Reply::Exported { name: "p.gcov".into(), bytes: vec![1, 2].into() };
+    assert!(s.update(worker(1, Some(1), file)));
+    let doc = s.current_doc().unwrap();
+    assert_eq!(doc.sample_functions.exported.as_deref(), Some(&("p.gcov".to_string(), vec![1, 2])));
+    assert!(doc.bolt_functions.exported.is_none());
+    assert!(s.update(Action::SampleFunctions(SampleMsg::Saved)));
+    assert!(s.current_doc().unwrap().sample_functions.exported.is_none());
+    // A failed export can be tried again.
+    s.update(Action::SampleFunctions(SampleMsg::Export(SampleExport::Text)));
+    let req = last(&s).req;
+    s.update(worker(1, Some(req), Reply::Failed(Failure::new("no"))));
+    assert!(s.update(Action::SampleFunctions(SampleMsg::Export(SampleExport::Text))));
 }

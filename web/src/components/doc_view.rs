@@ -18,6 +18,8 @@ use crate::views::dump::dump_view::DumpView;
 use crate::views::flame::flame_graph::FlameGraph;
 use crate::views::functions::functions_view::FunctionsView;
 use crate::views::memprof::memprof_view::MemProfView;
+use crate::views::sample_functions::sample_functions_view::SampleFunctionsView;
+use crate::views::sample_symbols::sample_symbols_view::SampleSymbolsView;
 use crate::views::stack_functions::stack_functions_view::StackFunctionsView;
 use crate::views::summary::summary_view::SummaryView;
 
@@ -67,7 +69,10 @@ pub fn DocView(props: &Props) -> Html {
             let d = props.dispatch.clone();
             let panel = match doc.tab {
                 View::Dump => html! { <DumpView doc={doc.clone()} dispatch={d} /> },
-                View::Flame => html! { <FlameGraph doc={doc.clone()} dispatch={d} /> },
+                View::Flame => {
+                    let info = doc.summary.as_ref().and_then(|s| s.stacks.clone()).unwrap_or_default();
+                    html! { <FlameGraph stacks={doc.stacks.clone()} {info} on_msg={d.reform(Action::Flame)} /> }
+                }
                 View::Functions if doc.has_stacks() => html! { <StackFunctionsView doc={doc.clone()} dispatch={d} /> },
                 View::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={d} /> },
                 View::Summary => html! { <SummaryView summary={doc.profile_summary.data.clone()} /> },
@@ -84,6 +89,8 @@ pub fn DocView(props: &Props) -> Html {
                 View::BoltSamples => {
                     html! { <BoltRecordsView doc={doc.clone()} dispatch={d} table={pgolens_protocol::TableId::BoltSamples} /> }
                 }
+                View::SampleFunctions => html! { <SampleFunctionsView doc={doc.clone()} dispatch={d} /> },
+                View::SampleSymbols => html! { <SampleSymbolsView doc={doc.clone()} dispatch={d} /> },
             };
             html! {
                 <>

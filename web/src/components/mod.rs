@@ -6,6 +6,7 @@
 
 pub mod app;
 mod doc_view;
+pub mod download;
 mod file_list;
 pub mod scroll;
 pub mod status;

@@ -12,6 +12,8 @@ pub mod dump;
 pub mod flame;
 pub mod functions;
 pub mod memprof;
+pub mod sample_functions;
+pub mod sample_symbols;
 pub mod stack_functions;
 pub mod summary;
 pub mod table;
@@ -30,14 +32,18 @@ pub fn title(view: View) -> &'static str {
         View::BoltMemory => "Memory",
         View::BoltSamples => "Samples",
         View::Bat => "BAT",
+        View::SampleFunctions => "Functions",
+        View::SampleSymbols => "Symbols",
     }
 }
 
 /// A view's tab title among `tabs`: a recording turned into a BOLT profile has
-/// two function tables, the BOLT one says so.
+/// two function tables, the BOLT one says so; a sample profile's stack functions
+/// (self and total samples over its inline trees) are its flat profile.
 pub fn title_among(view: View, tabs: &[View]) -> &'static str {
     match view {
         View::BoltFunctions if tabs.contains(&View::Functions) => "BOLT functions",
+        View::Functions if tabs.contains(&View::SampleFunctions) => "Flat profile",
         _ => title(view),
     }
 }
@@ -56,5 +62,7 @@ pub fn id(view: View) -> &'static str {
         View::BoltMemory => "bolt-memory",
         View::BoltSamples => "bolt-samples",
         View::Bat => "bat",
+        View::SampleFunctions => "sample-functions",
+        View::SampleSymbols => "sample-symbols",
     }
 }

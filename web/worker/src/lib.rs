@@ -12,6 +12,7 @@ extern crate alloc;
 
 pub mod bat;
 pub mod bolt;
+pub mod sample;
 pub mod session;
 pub mod stacks;
 pub mod synthetic;
@@ -118,6 +119,11 @@ impl Sessions {
                 Reply::Exported { name, bytes: bytes.into() }
             }
             Request::BatFunction { row } => Reply::BatFunction(alloc::boxed::Box::new(s.bat_function(row)?)),
+            Request::SampleFunction { row } => Reply::SampleFunction(alloc::boxed::Box::new(s.sample_function(row)?)),
+            Request::ExportSample { to } => {
+                let (name, bytes) = s.export_sample(to)?;
+                Reply::Exported { name, bytes: bytes.into() }
+            }
             Request::Correlate { .. } | Request::Symbolize { .. } | Request::BoltCfg { .. } | Request::Close => {
                 return Err(Failure::new("request handled above"));
             }

@@ -10,6 +10,9 @@
 //!
 //! Raw and indexed instrumentation profiles are also decoded into the view models
 //! (`pgolens::model`): the function table, the summary, one function's detail.
+//! Sample profiles (LLVM, AutoFDO, GCOV v4) get theirs from [`crate::sample`]: a
+//! function table, line heat, a summary, exports, and call stacks built on the
+//! first flame graph asked for.
 //! Tables are paged ([`crate::tables`]): the page asks for the rows it shows, under a
 //! sort order and a name filter; the last sorted and filtered orders (row-id arrays)
 //! are kept, so scrolling costs one page and typing in the filter one pass over the
@@ -34,14 +37,15 @@ use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{
     BatDetail, Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace,
-    Found, FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleFilter, StacksInfo,
-    TableId, TablePage, TableQuery, Timeline, View,
+    Found, FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleExport, SampleFilter,
+    SampleFnDetail, StacksInfo, TableId, TablePage, TableQuery, Timeline, View,
 };
 
 pub use pgolens_protocol::Failure;
 
 use crate::bat::BatView;
 use crate::bolt::BoltView;
+use crate::sample::SampleView;
 use crate::stacks::StacksView;
 use crate::{synthetic, tables};
 
@@ -79,8 +83,10 @@ struct Decoded {
     views: Option<Views>,
     /// The allocation sites of a MemProf profile (raw, or an indexed one's section).
     memprof: Option<MemProfView>,
-    /// The call stacks of a format that has them.
+    /// The call stacks of a format that has them (a sample profile's: once asked for).
     stacks: Option<StacksView>,
+    /// A sample profile (LLVM, AutoFDO, GCOV v4).
+    sample: Option<SampleView>,
     /// The function table of a BOLT profile.
     bolt: Option<BoltView>,
     /// The address translation tables of a BOLTed binary.
@@ -196,6 +202,30 @@ impl Views {
     }
 }
 
+/// The views of a sample profile, in tab order: its functions first (it opens on
+/// them), its stacks (the inline trees as a flame graph, and the functions' self and
+/// total samples over them), the summary, the symbol list when it has one.
+fn sample_views_of(symbols: bool) -> Vec<View> {
+    let mut views = alloc::vec![View::Dump, View::SampleFunctions, View::Flame, View::Functions, View::Summary];
+    if symbols {
+        views.push(View::SampleSymbols);
+    }
+    views
+}
+
+/// Whether a format is a sample profile (decoded by `decode_sample_profile`).
+fn is_sample(format: Format) -> bool {
+    matches!(
+        format,
+        Format::SampleText
+            | Format::SampleBinary
+            | Format::SampleExtBinary
+            | Format::GcovAfdo
+            | Format::GcovV4
+            | Format::GcovV4Text
+    )
+}
+
 /// The views a decoded document offers, in tab order, and the one it opens on.
 fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView>) -> (Vec<View>, View) {
     let mut views = alloc::vec![View::Dump];
@@ -285,7 +315,8 @@ impl Session {
         };
         // The compressed bytes are dropped here when the file was gzip.
         let data = Rc::new(data.unwrap_or(raw));
-        let mut root = pgolens::dump(&data, &detection).map_err(failure)?;
+        // A binary sample profile's dump decodes it: its profile comes from that pass.
+        let (mut root, sample_profile) = pgolens::dump_with_sample_profile(&data, &detection).map_err(failure)?;
         expand(&data, &detection, &mut root)?;
 
         // A profile whose records cannot be decoded (a correlated raw profile
@@ -328,11 +359,23 @@ impl Session {
             },
             _ => (None, None),
         };
-        let views_error = views_error.or(bolt_error).or(bat_error);
+        let (sample, sample_error) = if is_sample(detection.format) {
+            match sample_profile.map_or_else(|| pgolens::detect::decode_sample_profile(&data), Ok) {
+                Ok(profile) => (Some(SampleView::new(profile)), None),
+                Err(e) => (None, Some(failure(e))),
+            }
+        } else {
+            (None, None)
+        };
+        let views_error = views_error.or(bolt_error).or(bat_error).or(sample_error);
         let (mut offered, mut open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some(), bolt.as_ref());
         if bat.is_some() {
             offered.insert(1, View::Bat);
             open_on = View::Bat;
+        }
+        if let Some(sample) = &sample {
+            offered = sample_views_of(sample.has_symbols());
+            open_on = View::SampleFunctions;
         }
         let branch_profile = branch_profile(&data, detection.format);
         let summary = FileSummary {
@@ -346,7 +389,7 @@ impl Session {
             views: offered,
             open_on,
             views_error,
-            stacks: stacks.as_ref().map(StacksView::info),
+            stacks: stacks.as_ref().map(StacksView::info).or_else(|| sample.as_ref().map(SampleView::info)),
             branch_profile,
         };
         let opened = Opened { summary, root: node_info(&root), children: children(&root) };
@@ -358,6 +401,7 @@ impl Session {
             views,
             memprof,
             stacks,
+            sample,
             bolt,
             bat,
             branch_profile,
@@ -397,6 +441,7 @@ impl Session {
             views: None,
             memprof: None,
             stacks: Some(stacks),
+            sample: None,
             bolt: None,
             bat: None,
             branch_profile: false,
@@ -438,13 +483,34 @@ impl Session {
         self.decoded.as_ref()?.stacks.as_ref().map(|s| &s.profile)
     }
 
+    /// The call stacks, a sample profile's built on the first call.
     fn stacks(&mut self) -> Result<&mut StacksView, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        if decoded.stacks.is_none() {
+            if let Some(sample) = decoded.sample.as_mut() {
+                decoded.stacks = Some(StacksView::new(sample.stacks()));
+            }
+        }
         decoded.stacks.as_mut().ok_or_else(|| fail("this file has no call stacks"))
     }
 
-    /// Lays out the flame graph (`inverted`: the icicle) of `samples`.
+    /// The stacks and the sample profile's function `row`'s inline tree.
+    fn rooted(&mut self, row: u32) -> Result<(&mut StacksView, pgolens::model::stacks::CallTree), Failure> {
+        self.stacks()?;
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        let sample = decoded.sample.as_ref().ok_or_else(|| fail("only a sample profile's functions are roots"))?;
+        let stacks = decoded.stacks.as_mut().ok_or_else(|| fail("this file has no call stacks"))?;
+        let tree = sample.inline_tree(row, &stacks.profile)?;
+        Ok((stacks, tree))
+    }
+
+    /// Lays out the flame graph (`inverted`: the icicle) of `samples`; with a root,
+    /// that function's inline tree (never inverted).
     pub fn flame(&mut self, samples: &SampleFilter, inverted: bool) -> Result<FlameLayout, Failure> {
+        if let Some(row) = samples.root {
+            let (stacks, tree) = self.rooted(row)?;
+            return Ok(stacks.lay_rooted(tree));
+        }
         Ok(self.stacks()?.flame(samples, inverted))
     }
 
@@ -466,6 +532,10 @@ impl Session {
 
     /// The frames matching `pattern` and the weight of the stacks holding one.
     pub fn search(&mut self, samples: &SampleFilter, pattern: &str) -> Result<Found, Failure> {
+        if let Some(row) = samples.root {
+            let (stacks, tree) = self.rooted(row)?;
+            return Ok(stacks.search_in(&tree, samples, pattern));
+        }
         Ok(self.stacks()?.search(samples, pattern))
     }
 
@@ -523,6 +593,22 @@ impl Session {
         Ok(views_of(true, decoded.memprof.is_some(), false, None).0)
     }
 
+    fn sample(&mut self) -> Result<&mut SampleView, Failure> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        decoded.sample.as_mut().ok_or_else(|| fail("this file is not a sample profile"))
+    }
+
+    /// One function of a sample profile in full, by its table row id.
+    pub fn sample_function(&mut self, row: u32) -> Result<SampleFnDetail, Failure> {
+        self.sample()?.function(row)
+    }
+
+    /// The sample profile written out (see [`SampleView::export`]).
+    pub fn export_sample(&mut self, to: SampleExport) -> Result<(String, Vec<u8>), Failure> {
+        let name = self.name.clone();
+        Ok(self.sample()?.export(&name, to))
+    }
+
     fn views(&mut self) -> Result<&mut Views, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
         decoded.views.as_mut().ok_or_else(|| fail("this file has no function table"))
@@ -534,6 +620,8 @@ impl Session {
             TableId::Functions => self.views()?.table(tables::resolved(query), start, count),
             TableId::StackFunctions => self.stacks()?.table(query, start, count).map_err(fail),
             TableId::MemProf => self.memprof_table(tables::resolved(query), start, count),
+            TableId::SampleFunctions => self.sample()?.table(tables::resolved(query), start, count),
+            TableId::SampleSymbols => self.sample()?.symbols_table(tables::resolved(query), start, count),
             TableId::BatFunctions => {
                 let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
                 decoded.bat.as_mut().ok_or_else(|| fail("this file has no BAT"))?.table(
@@ -587,6 +675,9 @@ impl Session {
 
     /// The profile summary and, for context-sensitive profiles, the CS records' one.
     pub fn summary(&mut self) -> Result<(ProfileSummary, Option<ProfileSummary>), Failure> {
+        if let Some(sample) = self.decoded.as_mut().and_then(|d| d.sample.as_mut()) {
+            return Ok((profile_summary(sample.summary()), None));
+        }
         let views = self.views()?;
         let profile = &views.profile;
         let (summary, cs_summary) = views.summaries.get_or_insert_with(|| {
@@ -847,3 +938,7 @@ fn not_decoded() -> Failure {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic, clippy::arithmetic_side_effects)]
+mod sample_tests;

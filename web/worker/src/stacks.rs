@@ -1,5 +1,5 @@
-//! The stack views of a file with call stacks (perf.data call chains; sample-profile
-//! inline trees later): the flame graph, its functions table, the sandwich of one
+//! The stack views of a file with call stacks (perf.data call chains, sample-profile
+//! inline trees): the flame graph, its functions table, the sandwich of one
 //! function, search and the timeline, all under a filter (an event and an optional
 //! time range).
 //!
@@ -7,7 +7,9 @@
 //! in the layout's depth-then-x order, four `f64`s `[x0, width, self, frame]`
 //! (weights are exact below 2^53), and the rows as `u32` offsets (`rows[d]..rows[d+1]`
 //! are depth `d`'s rectangles). Slot [`MAIN`] holds the flame graph (or icicle),
-//! [`CALLERS`] and [`CALLEES`] the sandwich of the last function asked for.
+//! [`CALLERS`] and [`CALLEES`] the sandwich of the last function asked for, [`ROOTED`]
+//! the last tree laid out from a root of its own (a sample profile's function and
+//! its inline tree, built by the caller: [`StacksView::lay_rooted`]).
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -21,6 +23,7 @@ use crate::tables;
 pub const MAIN: usize = 0;
 pub const CALLERS: usize = 1;
 pub const CALLEES: usize = 2;
+pub const ROOTED: usize = 3;
 
 /// A laid-out tree and the tree (for a rectangle's stack).
 struct Laid {
@@ -30,7 +33,7 @@ struct Laid {
 
 pub struct StacksView {
     pub profile: StackProfile,
-    slots: [Option<Laid>; 3],
+    slots: [Option<Laid>; 4],
     /// The functions under the last filter, in the last order asked for.
     functions: Option<(FnKey, Vec<FunctionStats>, u64)>,
 }
@@ -51,7 +54,7 @@ pub fn filter(samples: &SampleFilter) -> Filter {
 
 impl StacksView {
     pub fn new(profile: StackProfile) -> StacksView {
-        StacksView { profile, slots: [None, None, None], functions: None }
+        StacksView { profile, slots: [None, None, None, None], functions: None }
     }
 
     /// What the page's summary says of the stacks.
@@ -80,6 +83,11 @@ impl StacksView {
         }
         let s = self.profile.sandwich(&filter(samples), frame);
         Ok((self.lay(CALLERS, s.callers), self.lay(CALLEES, s.callees)))
+    }
+
+    /// Lays out `tree`, a tree rooted at a frame of its own, into [`ROOTED`].
+    pub fn lay_rooted(&mut self, tree: CallTree) -> FlameLayout {
+        self.lay(ROOTED, tree)
     }
 
     fn lay(&mut self, slot: usize, tree: CallTree) -> FlameLayout {
@@ -172,6 +180,25 @@ impl StacksView {
     pub fn search(&self, samples: &SampleFilter, pattern: &str) -> Found {
         let s = self.profile.search(&filter(samples), pattern);
         Found { frames: s.frames, weight: s.weight, total: s.total }
+    }
+
+    /// [`StacksView::search`] inside `tree` (a rooted tree, see [`StacksView::lay_rooted`]):
+    /// the matching frames, and the weight in `tree` of the paths holding one.
+    pub fn search_in(&self, tree: &CallTree, samples: &SampleFilter, pattern: &str) -> Found {
+        let frames = self.profile.search(&filter(samples), pattern).frames;
+        // Nodes are in pre-order, so a parent's mark is set before its children look.
+        let mut marked = alloc::vec![false; tree.nodes.len()];
+        let mut weight = 0u64;
+        for (i, n) in tree.nodes.iter().enumerate() {
+            let parent = i != 0 && marked.get(n.parent as usize).copied().unwrap_or(false);
+            if parent || frames.binary_search(&n.frame).is_ok() {
+                if let Some(m) = marked.get_mut(i) {
+                    *m = true;
+                }
+                weight = weight.saturating_add(n.self_weight);
+            }
+        }
+        Found { frames, weight, total: tree.total() }
     }
 
     /// `event`'s weight in `bins` buckets over all the samples' time.

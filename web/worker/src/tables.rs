@@ -11,6 +11,7 @@ use pgolens::model::bolt::Column as BoltColumn;
 use pgolens::model::fdata_records::{RecordColumn, Records};
 use pgolens::model::functions::{Column as FnColumn, FLAG_CONTEXT_SENSITIVE};
 use pgolens::model::memprof::Column as MemColumn;
+use pgolens::model::sample_views::{Column as SampleColumn, SampleRow};
 use pgolens_protocol::{Cell, CellKind, Column, Row, TableId, TablePage, TableQuery};
 
 /// A column description.
@@ -222,6 +223,70 @@ pub fn bat_columns() -> Vec<Column> {
         .collect()
 }
 
+/// The sample function table's columns, those of `shown` (the profile's), in order.
+pub fn sample_columns(shown: &[SampleColumn]) -> Vec<Column> {
+    shown
+        .iter()
+        .map(|&c| {
+            let (title, kind, help) = match c {
+                SampleColumn::Name => ("Function", CellKind::Name, None),
+                SampleColumn::Context => {
+                    ("Context", CellKind::Text, Some("the calling context of a CS profile's record"))
+                }
+                SampleColumn::Md5 => {
+                    ("MD5", CellKind::Hex, Some("the MD5 of the function's name, all the profile has"))
+                }
+                SampleColumn::Total => {
+                    ("Total", CellKind::Count, Some("samples in the function and what is inlined into it"))
+                }
+                SampleColumn::Head => ("Head", CellKind::Count, Some("samples at the function's entry")),
+                SampleColumn::Lines => {
+                    ("Lines", CellKind::Count, Some("source lines (offset and discriminator) with samples"))
+                }
+                SampleColumn::Inlined => ("Inlined", CellKind::Count, Some("functions inlined into it, at any depth")),
+                SampleColumn::CallSites => {
+                    ("Call sites", CellKind::Count, Some("lines with call targets: calls that were not inlined"))
+                }
+            };
+            let mut col = column(c.id(), title, kind);
+            col.share = c == SampleColumn::Total;
+            col.help = help.map(String::from);
+            col
+        })
+        .collect()
+}
+
+/// One row of the sample function table, its cells for the columns `shown`.
+pub fn sample_row(row: &SampleRow<'_>, shown: &[SampleColumn]) -> Row {
+    let raw = String::from_utf8_lossy(row.raw).into_owned();
+    let st = &row.stats;
+    let cells = shown
+        .iter()
+        .map(|c| match c {
+            SampleColumn::Name => Cell::Name {
+                text: row.demangled.map_or_else(|| raw.clone(), ToString::to_string),
+                raw: Some(raw.clone()),
+                tag: row.context.map(|_| String::from("CS")),
+            },
+            SampleColumn::Context => row.context.map_or(Cell::Empty, |c| Cell::Text(c.to_string())),
+            SampleColumn::Md5 => row.md5.map_or(Cell::Empty, Cell::Hex),
+            SampleColumn::Total => Cell::Count(st.total),
+            SampleColumn::Head => Cell::Count(st.head),
+            SampleColumn::Lines => Cell::Count(st.lines),
+            SampleColumn::Inlined => Cell::Count(st.inlined),
+            SampleColumn::CallSites => Cell::Count(st.call_sites),
+        })
+        .collect();
+    Row { id: row.id, cells }
+}
+
+/// The sample profile symbol list's one column.
+pub const SYMBOL_NAME: &str = "name";
+
+pub fn symbol_columns() -> Vec<Column> {
+    alloc::vec![column(SYMBOL_NAME, "Symbol", CellKind::Name)]
+}
+
 /// The default sort of each table.
 pub fn default_column(table: TableId) -> &'static str {
     match table {
@@ -231,6 +296,8 @@ pub fn default_column(table: TableId) -> &'static str {
         TableId::BoltFunctions => BoltColumn::Branches.id(),
         TableId::BoltBranches | TableId::BoltMemory | TableId::BoltSamples => RecordColumn::Count.id(),
         TableId::BatFunctions => pgolens::model::bat::BatColumn::Entries.id(),
+        TableId::SampleFunctions => SampleColumn::Total.id(),
+        TableId::SampleSymbols => SYMBOL_NAME,
     }
 }
 
@@ -239,7 +306,8 @@ pub fn resolved(query: &TableQuery) -> TableQuery {
     let mut q = query.clone();
     if q.column.is_empty() {
         q.column = default_column(q.table).to_string();
-        q.descending = true;
+        // Numbers largest first; a list of names A→Z.
+        q.descending = q.table != TableId::SampleSymbols;
     }
     q
 }

@@ -24,6 +24,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::{self, Display};
 
+use super::model::Profile;
 use super::{decode_binary, MAGIC_COMPACT_BINARY};
 use crate::dump::{Deferred, Fields, Node};
 use crate::error::{Error, Result};
@@ -394,11 +395,17 @@ pub fn expand(data: &[u8], deferred: &Deferred) -> Result<Vec<Node>> {
 }
 
 pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
+    Ok(dump_and_decode(data, false)?.0)
+}
+
+/// The dump and, with `decode` (and when the file is not the obsolete compact
+/// binary), the profile from the same pass.
+pub fn dump_and_decode(data: &[u8], decode: bool) -> Result<(Node, Option<Profile>)> {
     let len = data.len() as u64;
     let mut r = Reader::new(data, Endian::Little);
     let magic_at = r.offset();
     let magic = r.uleb128("sample profile magic")?;
-    let mut root = if magic == MAGIC_COMPACT_BINARY {
+    let (mut root, profile) = if magic == MAGIC_COMPACT_BINARY {
         // LLVM no longer reads it; show the header and leave the rest whole.
         let mut f = Fields::new(&mut r);
         f.node_since("magic", magic_at, format_args!("{magic:#018x}"));
@@ -407,13 +414,16 @@ pub fn dump(data: &[u8], _detection: &Detection) -> Result<Node> {
         if !r.is_empty() {
             children.push(Node::leaf("profile", r.offset(), len, "compact binary (obsolete format)"));
         }
-        Node::new("sample compact binary", 0, len).with_children(children)
+        (Node::new("sample compact binary", 0, len).with_children(children), None)
+    } else if decode {
+        let (label, nodes, profile) = decode_binary::dump_nodes_and_profile(data)?;
+        (Node::new(label, 0, len).with_children(nodes), Some(profile))
     } else {
         let (label, nodes) = decode_binary::dump_nodes(data)?;
-        Node::new(label, 0, len).with_children(nodes)
+        (Node::new(label, 0, len).with_children(nodes), None)
     };
     root.tile_deep()?;
-    Ok(root)
+    Ok((root, profile))
 }
 
 #[cfg(test)]

@@ -78,6 +78,14 @@ pub(super) fn dump_nodes(data: &[u8]) -> Result<(&'static str, Vec<Node>)> {
     Ok((label, decoder.trace.into_nodes()))
 }
 
+/// The dump's root label and top-level nodes, and the profile, from one decoding
+/// pass (the page shows both; decoding twice doubled the wait for a large file).
+pub(super) fn dump_nodes_and_profile(data: &[u8]) -> Result<(&'static str, Vec<Node>, Profile)> {
+    let mut decoder = Decoder::new(data, Trace::new(true));
+    let label = decoder.file()?;
+    Ok((label, decoder.trace.into_nodes(), decoder.profile))
+}
+
 /// The nodes a focused trace records in a decoding pass.
 pub(super) fn expand_nodes(data: &[u8], trace: Trace) -> Result<Vec<Node>> {
     let mut decoder = Decoder::new(data, trace);

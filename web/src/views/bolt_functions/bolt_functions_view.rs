@@ -4,31 +4,16 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::app::{Action, Doc};
+use crate::components::download::save;
 use crate::views::table::table_view::TableView;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub doc: Rc<Doc>,
     pub dispatch: Callback<Action>,
-}
-
-/// Hands `bytes` to the browser as a download named `name`.
-fn save(name: &str, bytes: &[u8]) -> Option<()> {
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("text/plain");
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).ok()?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
-    let document = web_sys::window()?.document()?;
-    let a = document.create_element("a").ok()?.dyn_into::<web_sys::HtmlAnchorElement>().ok()?;
-    a.set_href(&url);
-    a.set_download(name);
-    a.click();
-    web_sys::Url::revoke_object_url(&url).ok()
 }
 
 #[function_component]

@@ -5,28 +5,43 @@
 //! Keys (on the tab): `/` search, `Esc` reset zoom (or leave the search box), `i`
 //! icicle of the inverted tree, `s` sandwich of the selected (or hovered) frame,
 //! arrows pan (left/right) and scroll rows (up/down), `+`/`-` zoom.
+//!
+//! A rooted graph (a sample profile's function and its inline tree, beside the
+//! function) is the same component without the event picker, the icicle and the
+//! timeline; it does not take the focus when it appears.
 
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
+use pgolens_protocol::StacksInfo;
+
 use super::flame_canvas::FlameCanvas;
 use super::timeline::Timeline;
-use super::{FlameData, FrameLookup, Msg, Zoom};
-use crate::app::{Action, Doc};
+use super::{FlameData, FrameLookup, Msg, Stacks, Zoom};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub doc: Rc<Doc>,
-    pub dispatch: Callback<Action>,
+    /// The graph's state, and where its messages go.
+    pub stacks: Stacks,
+    pub on_msg: Callback<Msg>,
+    /// The file's events and time span.
+    pub info: StacksInfo,
+    /// One function's tree (`SampleFilter::root`).
+    #[prop_or_default]
+    pub rooted: bool,
+    /// The graph's accessible name.
+    #[prop_or(AttrValue::Static("Flame graph"))]
+    pub label: AttrValue,
 }
 
 #[function_component]
 pub fn FlameGraph(props: &Props) -> Html {
-    let d = &props.dispatch;
-    let st = &props.doc.stacks;
-    let info = props.doc.summary.as_ref().and_then(|s| s.stacks.clone()).unwrap_or_default();
+    let d = &props.on_msg;
+    let st = &props.stacks;
+    let info = &props.info;
+    let rooted = props.rooted;
     let search = use_node_ref();
     let panel = use_node_ref();
     let hovered = use_mut_ref(|| None::<u32>);
@@ -34,7 +49,7 @@ pub fn FlameGraph(props: &Props) -> Html {
     {
         let panel = panel.clone();
         use_effect_with((), move |()| {
-            if let Some(el) = panel.cast::<HtmlElement>() {
+            if let Some(el) = panel.cast::<HtmlElement>().filter(|_| !rooted) {
                 let _ = el.focus();
             }
         });
@@ -65,18 +80,18 @@ pub fn FlameGraph(props: &Props) -> Html {
                     e.prevent_default();
                     return;
                 }
-                "Escape" => Action::Flame(Msg::ResetZoom),
-                "i" => Action::Flame(Msg::ToggleInverted),
+                "Escape" => Msg::ResetZoom,
+                "i" if !rooted => Msg::ToggleInverted,
                 "s" => match selected_frame.or(*hovered.borrow()).filter(|&f| f != u32::MAX) {
-                    Some(f) => Action::Flame(Msg::ShowSandwich(Some(f))),
+                    Some(f) => Msg::ShowSandwich(Some(f)),
                     None => return,
                 },
-                "ArrowLeft" => Action::Flame(Msg::SetZoom(zoom.panned(-step, 0.0))),
-                "ArrowRight" => Action::Flame(Msg::SetZoom(zoom.panned(step, 0.0))),
-                "ArrowUp" => Action::Flame(Msg::SetZoom(zoom.panned(0.0, 1.0))),
-                "ArrowDown" => Action::Flame(Msg::SetZoom(zoom.panned(0.0, -1.0))),
-                "+" | "=" => Action::Flame(Msg::SetZoom(zoom.scaled(0.8, 0.5))),
-                "-" | "_" => Action::Flame(Msg::SetZoom(zoom.scaled(1.25, 0.5))),
+                "ArrowLeft" => Msg::SetZoom(zoom.panned(-step, 0.0)),
+                "ArrowRight" => Msg::SetZoom(zoom.panned(step, 0.0)),
+                "ArrowUp" => Msg::SetZoom(zoom.panned(0.0, 1.0)),
+                "ArrowDown" => Msg::SetZoom(zoom.panned(0.0, -1.0)),
+                "+" | "=" => Msg::SetZoom(zoom.scaled(0.8, 0.5)),
+                "-" | "_" => Msg::SetZoom(zoom.scaled(1.25, 0.5)),
                 _ => return,
             };
             e.prevent_default();
@@ -89,10 +104,10 @@ pub fn FlameGraph(props: &Props) -> Html {
     });
     let onevent = d.reform(|e: Event| {
         let v = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
-        Action::Flame(Msg::SetEvent(v.parse().unwrap_or(0)))
+        Msg::SetEvent(v.parse().unwrap_or(0))
     });
     let onsearch = d.reform(|e: InputEvent| {
-        Action::Flame(Msg::Search(e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default()))
+        Msg::Search(e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default())
     });
     let share = st.found().map(|f| {
         let pct = if f.total == 0 { 0.0 } else { f.weight as f64 * 100.0 / f.total as f64 };
@@ -104,10 +119,10 @@ pub fn FlameGraph(props: &Props) -> Html {
     let graph = match &st.flame {
         Some(data) => html! {
             <FlameCanvas data={data.clone()} names={st.names.clone()} {zoom} icicle={st.inverted}
-                hit={hit.clone()} selected={st.selected} label="Flame graph"
-                on_zoom={Some(d.reform(|z| Action::Flame(Msg::SetZoom(z))))}
-                on_click={Some(d.reform(|r| Action::Flame(Msg::ZoomToRect(r))))}
-                on_sandwich={Some(d.reform(|f| Action::Flame(Msg::ShowSandwich(Some(f)))))}
+                hit={hit.clone()} selected={st.selected} label={props.label.clone()}
+                on_zoom={Some(d.reform(Msg::SetZoom))}
+                on_click={Some(d.reform(Msg::ZoomToRect))}
+                on_sandwich={Some(d.reform(|f| Msg::ShowSandwich(Some(f))))}
                 on_hover={Some({ let hovered = hovered.clone(); Callback::from(move |f| *hovered.borrow_mut() = f) })} />
         },
         None => html! { <p class="muted">{"Aggregating the stacks…"}</p> },
@@ -124,9 +139,9 @@ pub fn FlameGraph(props: &Props) -> Html {
         html! {
             <section class="sandwich" aria-label="Sandwich">
                 <div class="fn-toolbar">
-                    <h3 class="mono">{format!("Callers and callees of {name}")}</h3>
+                    <h3 class="mono">{format!("Callers and callees of {name}{}", if rooted { " in the whole profile" } else { "" })}</h3>
                     <span class="spacer"></span>
-                    <button class="sandwich-close" onclick={d.reform(|_: MouseEvent| Action::Flame(Msg::ShowSandwich(None)))}>{"Close"}</button>
+                    <button class="sandwich-close" onclick={d.reform(|_: MouseEvent| Msg::ShowSandwich(None))}>{"Close"}</button>
                 </div>
                 <div class="sandwich-callers">{part(&s.callers, "Callers", false)}</div>
                 <div class="sandwich-callees">{part(&s.callees, "Callees", true)}</div>
@@ -135,30 +150,34 @@ pub fn FlameGraph(props: &Props) -> Html {
     });
 
     html! {
-        <div class="flame-tab" tabindex="0" ref={panel} {onkeydown}>
+        <div class={classes!("flame-tab", rooted.then_some("rooted"))} tabindex="0" ref={panel} {onkeydown}>
             <div class="fn-toolbar flame-toolbar">
-                if info.events.len() > 1 {
-                    <label>{"Event "}<select class="flame-event" aria-label="Event" onchange={onevent}>{ for events }</select></label>
-                } else {
-                    <span class="muted flame-event-name">{info.events.first().cloned().unwrap_or_default()}</span>
+                if !rooted {
+                    if info.events.len() > 1 {
+                        <label>{"Event "}<select class="flame-event" aria-label="Event" onchange={onevent}>{ for events }</select></label>
+                    } else {
+                        <span class="muted flame-event-name">{info.events.first().cloned().unwrap_or_default()}</span>
+                    }
                 }
                 <input type="search" class="flame-search" placeholder="Search functions ( / )" aria-label="Search functions"
                     ref={search} value={st.search.clone()} oninput={onsearch} />
                 <span class="muted flame-share" aria-live="polite">{share.unwrap_or_default()}</span>
                 <span class="spacer"></span>
-                <label class="flame-invert"><input type="checkbox" checked={st.inverted}
-                    onchange={d.reform(|_: Event| Action::Flame(Msg::ToggleInverted))} />{" Inverted (icicle) "}<kbd>{"i"}</kbd></label>
-                if let Some(f) = selected_frame.filter(|&f| f != u32::MAX) {
-                    <button class="flame-sandwich" onclick={d.reform(move |_: MouseEvent| Action::Flame(Msg::ShowSandwich(Some(f))))}>{"Sandwich "}<kbd>{"s"}</kbd></button>
+                if !rooted {
+                    <label class="flame-invert"><input type="checkbox" checked={st.inverted}
+                        onchange={d.reform(|_: Event| Msg::ToggleInverted)} />{" Inverted (icicle) "}<kbd>{"i"}</kbd></label>
                 }
-                <button class="flame-reset" onclick={d.reform(|_: MouseEvent| Action::Flame(Msg::ResetZoom))}>{"Reset zoom "}<kbd>{"Esc"}</kbd></button>
+                if let Some(f) = selected_frame.filter(|&f| f != u32::MAX) {
+                    <button class="flame-sandwich" onclick={d.reform(move |_: MouseEvent| Msg::ShowSandwich(Some(f)))}>{"Sandwich "}<kbd>{"s"}</kbd></button>
+                }
+                <button class="flame-reset" onclick={d.reform(|_: MouseEvent| Msg::ResetZoom)}>{"Reset zoom "}<kbd>{"Esc"}</kbd></button>
                 if !st.symbolized_with.is_empty() {
                     <span class="muted flame-symbols" title="Frames named from these files">{format!("symbols: {}", st.symbolized_with.join(", "))}</span>
                 }
                 <span class="muted flame-total">{total.map(|t| format!("{t} samples")).unwrap_or_default()}</span>
             </div>
-            if let Some(t) = &st.timeline {
-                <Timeline data={t.clone()} range={st.samples.range} on_range={d.reform(|r| Action::Flame(Msg::SelectTimeRange(r)))} />
+            if let Some(t) = st.timeline.as_ref().filter(|_| !rooted) {
+                <Timeline data={t.clone()} range={st.samples.range} on_range={d.reform(Msg::SelectTimeRange)} />
             }
             <div class="flame-main">{graph}</div>
             {sandwich.unwrap_or_default()}

@@ -3,6 +3,10 @@
 //! its state, messages and part of the reducer, and the pure geometry of zooming
 //! and panning. Everything here but the components runs natively.
 //!
+//! A [`Stacks`] state is one flame graph: the Flame graph tab's, or one rooted at a
+//! sample profile's function (`SampleFilter::root`: its inline tree, shown beside
+//! the function), drawn by the same component.
+//!
 //! Coordinate spaces: `x` in samples (weight units, the root spans `0..total`), `px`
 //! CSS pixels of the canvas, depth in rows (`ROW_PX` tall).
 
@@ -290,9 +294,9 @@ impl Stacks {
     }
 
     /// Asks the worker for what the views lack under the current event, time range
-    /// and direction: frame names, the flame graph, the timeline, the search result,
-    /// the sandwich. Returns whether it asked.
-    pub fn refresh(&mut self, doc: DocId, out: &mut Outbox) -> bool {
+    /// and direction: frame names, the flame graph, the timeline (`timed`: when the
+    /// samples have times), the search result, the sandwich. Returns whether it asked.
+    pub fn refresh(&mut self, doc: DocId, timed: bool, out: &mut Outbox) -> bool {
         let samples = self.samples.clone();
         let mut asked = false;
         if !self.names_asked {
@@ -306,7 +310,7 @@ impl Stacks {
             self.flame_asked = Some(key);
             asked = true;
         }
-        if self.timeline_asked != Some(samples.event) {
+        if timed && self.timeline_asked != Some(samples.event) {
             out.send(doc, Request::Timeline { event: samples.event, bins: TIMELINE_BINS });
             self.timeline_asked = Some(samples.event);
             asked = true;
@@ -361,7 +365,7 @@ impl Stacks {
                 _ => false,
             },
             Reply::FrameNames(names) => {
-                self.names = Some(Rc::new(names));
+                self.names_arrived(Rc::new(names));
                 true
             }
             Reply::Search { samples, pattern, found } => {
@@ -381,6 +385,12 @@ impl Stacks {
             }
             _ => false,
         }
+    }
+
+    /// The frame names came (for this graph or another of the file's).
+    pub fn names_arrived(&mut self, names: Rc<FrameNames>) {
+        self.names = Some(names);
+        self.names_asked = true;
     }
 
     /// The events and time span the worker reported.

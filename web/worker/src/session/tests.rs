@@ -4,7 +4,7 @@
 use super::*;
 use pgolens_protocol::{CfgCall, CfgInsn};
 
-fn session(name: &str, bytes: &[u8]) -> Session {
+pub(super) fn session(name: &str, bytes: &[u8]) -> Session {
     let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
     // Two chunks, as a stream would deliver them.
     let (a, b) = bytes.split_at(bytes.len() / 2);
@@ -14,7 +14,7 @@ fn session(name: &str, bytes: &[u8]) -> Session {
 }
 
 /// A file of the repository's corpus, `tests/corpus/`; a missing one fails the test.
-fn corpus(path: &str) -> Vec<u8> {
+pub(super) fn corpus(path: &str) -> Vec<u8> {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(path);
     std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
 }
@@ -23,7 +23,7 @@ fn query(table: TableId, column: &str, descending: bool, filter: &str) -> TableQ
     TableQuery { table, column: column.into(), descending, filter: filter.into(), samples: None }
 }
 
-fn name_of(cell: &Cell) -> &str {
+pub(super) fn name_of(cell: &Cell) -> &str {
     match cell {
         Cell::Name { text, .. } => text,
         other => panic!("not a name: {other:?}"),
@@ -474,7 +474,7 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     // Rectangle 4 is b under a: its stack from the root.
     assert_eq!(s.flame_stack(crate::stacks::MAIN, 4).unwrap(), ["main", "a", "b"]);
     // A time range: the samples at 10 and 20.
-    let range = SampleFilter { event: 0, range: Some((10, 30)) };
+    let range = SampleFilter { event: 0, range: Some((10, 30)), root: None };
     let icicle = s.flame(&range, true).unwrap();
     assert_eq!(icicle.rects.0.len(), 6 * 4);
     assert_eq!(icicle.rects.0[1], 3.0);
