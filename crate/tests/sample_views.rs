@@ -10,7 +10,7 @@ mod common;
 
 use pgolens::detect::decode_sample_profile;
 use pgolens::model::sample_views::{
-    inline_tree, line_heat, location_string, raw_name, shown_name, stack_profile, Column, SampleTable,
+    inline_tree, line_heat, location_string, shown_name, stack_profile, Column, SampleTable,
 };
 use pgolens::model::stacks::Filter;
 
@@ -76,7 +76,7 @@ fn the_table_has_the_numbers_llvm_shows() {
 fn run_ops_line_heat() {
     let profile = decode_sample_profile(&common::read(FILES[0])).unwrap();
     let names = &profile.names;
-    let f = profile.functions.iter().find(|f| raw_name(names, f.name).as_ref() == b"_Z7run_opsi").unwrap();
+    let f = profile.functions.iter().find(|f| names.bytes(f.name).as_ref() == b"_Z7run_opsi").unwrap();
     let rows = line_heat(names, f);
     let own: Vec<(String, u64)> = rows
         .iter()
@@ -108,11 +108,8 @@ fn run_ops_line_heat() {
             (1, "op_add(long, long)".to_string(), 6000, 0),
         ]
     );
-    let calls: Vec<(String, u64)> = rows[7]
-        .calls
-        .iter()
-        .map(|c| (String::from_utf8_lossy(&raw_name(names, c.name)).into_owned(), c.count))
-        .collect();
+    let calls: Vec<(String, u64)> =
+        rows[7].calls.iter().map(|c| (String::from_utf8_lossy(&names.bytes(c.name)).into_owned(), c.count)).collect();
     assert_eq!(calls[0], ("_ZL6op_addll".to_string(), 6000));
     assert_eq!(calls.iter().map(|c| c.1).collect::<Vec<_>>(), [6000, 2000, 1000, 600, 300, 100]);
 }

@@ -20,7 +20,6 @@
 //! Frames and table rows are named by the demangled name ([`demangle`]), the raw one
 //! kept for hover; an MD5 name reads as LLVM prints it, in decimal.
 
-use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -38,18 +37,9 @@ use crate::model::stacks::{CallNode, CallTree, FrameId, FrameKind, NodeId, Stack
 /// The one event of a sample profile's stacks.
 pub const EVENT: &str = "samples";
 
-/// The bytes a name reads as before demangling: the name, or its MD5 in decimal.
-pub fn raw_name(names: &Names, id: NameId) -> Cow<'_, [u8]> {
-    match names.name(id) {
-        Some(Name::Bytes(b)) => Cow::Borrowed(b.as_slice()),
-        Some(Name::Md5(h)) => Cow::Owned(alloc::format!("{h}").into_bytes()),
-        None => Cow::Borrowed(&[]),
-    }
-}
-
 /// The name a view shows: demangled where a demangler takes it, else the raw name.
 pub fn shown_name(names: &Names, id: NameId) -> String {
-    let raw = raw_name(names, id);
+    let raw = names.bytes(id);
     demangle(&raw).unwrap_or_else(|| String::from_utf8_lossy(&raw).into_owned())
 }
 
@@ -70,7 +60,7 @@ pub fn context_string(names: &Names, context: &[Frame]) -> String {
         if i > 0 {
             s.push_str(" @ ");
         }
-        s.push_str(&String::from_utf8_lossy(&raw_name(names, frame.name)));
+        s.push_str(&String::from_utf8_lossy(&names.bytes(frame.name)));
         if i.saturating_add(1) < context.len() {
             s.push(':');
             s.push_str(&location_string(frame.location));
@@ -214,7 +204,7 @@ impl SampleTable {
         let md5 = profile.functions.iter().any(|f| matches!(names.name(f.name), Some(Name::Md5(_))));
         let mut table = SampleTable::default();
         for f in &profile.functions {
-            table.names.push(&raw_name(names, f.name), Stats::default(), 0);
+            table.names.push(&names.bytes(f.name), Stats::default(), 0);
             table.stats.push(FunctionStats::of(f));
             for_each_instance(f, |instance, _| {
                 if instance.body.iter().any(|b| b.samples > 0) {
@@ -694,7 +684,7 @@ mod tests {
         let calls: Vec<(String, u64)> = rows[9]
             .calls
             .iter()
-            .map(|c| (String::from_utf8_lossy(&raw_name(&p.names, c.name)).into_owned(), c.count))
+            .map(|c| (String::from_utf8_lossy(&p.names.bytes(c.name)).into_owned(), c.count))
             .collect();
         assert_eq!(
             calls,

@@ -51,7 +51,7 @@ impl SampleView {
         let symbols = profile.symbol_list.as_ref().map(|list| {
             let mut names = FunctionTable::new();
             for &id in list {
-                names.push(&views::raw_name(&profile.names, id), Stats::default(), 0);
+                names.push(&profile.names.bytes(id), Stats::default(), 0);
             }
             Symbols { names, filtered: None }
         });
@@ -133,7 +133,7 @@ impl SampleView {
     }
 
     fn name(&self, id: NameId) -> SampleName {
-        let raw = views::raw_name(&self.profile.names, id);
+        let raw = self.profile.names.bytes(id);
         SampleName {
             raw: String::from_utf8_lossy(&raw).into_owned(),
             demangled: pgolens::model::demangle::demangle(&raw),

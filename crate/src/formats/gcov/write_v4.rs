@@ -147,18 +147,6 @@ pub fn fits(loc: LineLocation) -> bool {
     loc.line <= MAX_LINE && loc.discriminator <= MAX_DISCRIMINATOR
 }
 
-/// A name's bytes as v4 stores them: MD5s as their decimal digits.
-fn name_bytes(name: &Name) -> Cow<'_, [u8]> {
-    match name {
-        Name::Bytes(b) => Cow::Borrowed(b),
-        Name::Md5(h) => {
-            let mut s = alloc::string::String::new();
-            let _ = write!(s, "{h}");
-            Cow::Owned(s.into_bytes())
-        }
-    }
-}
-
 /// One symbol of the output.
 #[derive(Clone, Debug, Default)]
 struct Symbol {
@@ -223,7 +211,7 @@ impl Symbols {
                 continue;
             }
             let tu = entry.file.and_then(|f| tu_of_file.get(f as usize).copied().flatten()).unwrap_or(unknown);
-            list.push((tu, name_bytes(&entry.name), id));
+            list.push((tu, entry.name.bytes(), id));
         }
         list.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         if list.windows(2).any(|w| matches!(w, [a, b] if a.0 == b.0 && a.1 == b.1)) {
@@ -298,7 +286,7 @@ fn normalize(profile: &Profile) -> Profile {
     let mut map = Vec::with_capacity(profile.names.len());
     for (_, entry) in profile.names.iter() {
         let file = entry.file.filter(|&f| profile.files.get(f as usize).is_some_and(|n| !n.is_empty()));
-        let renamed = NameEntry { name: Name::Bytes(name_bytes(&entry.name).into_owned()), file };
+        let renamed = NameEntry { name: Name::Bytes(entry.name.bytes().into_owned()), file };
         map.push(out.names.intern(renamed).unwrap_or_default());
     }
     let mut functions = Vec::with_capacity(profile.functions.len());

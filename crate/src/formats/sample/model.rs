@@ -42,6 +42,18 @@ pub enum Name {
 }
 
 impl Name {
+    /// The bytes text formats write: the name, or its MD5 in decimal (as LLVM prints it).
+    pub fn bytes(&self) -> Cow<'_, [u8]> {
+        match self {
+            Name::Bytes(b) => Cow::Borrowed(b.as_slice()),
+            Name::Md5(h) => {
+                let mut digits = Vec::new();
+                crate::digits::push_unsigned(&mut digits, *h);
+                Cow::Owned(digits)
+            }
+        }
+    }
+
     /// The MD5 LLVM would key this name by (`FunctionId::getHashCode`).
     pub fn md5(&self) -> u64 {
         match self {
@@ -100,11 +112,7 @@ impl Names {
     /// The name's bytes as text formats write them: the bytes, or the MD5 in decimal
     /// (empty for an id not in the table).
     pub fn bytes(&self, id: NameId) -> Cow<'_, [u8]> {
-        match self.name(id) {
-            Some(Name::Bytes(b)) => Cow::Borrowed(b.as_slice()),
-            Some(Name::Md5(h)) => Cow::Owned(alloc::format!("{h}").into_bytes()),
-            None => Cow::Borrowed(&[]),
-        }
+        self.name(id).map_or(Cow::Borrowed(&[]), Name::bytes)
     }
 
     pub fn len(&self) -> usize {
