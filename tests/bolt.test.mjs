@@ -306,3 +306,71 @@ test('a recording of a BOLTed binary dropped with it saves as perf2bolt -w\'s YA
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/**
+ * The count of each block of `name` (`starts`: its blocks' input offsets, in order)
+ * as llvm-bolt reads an fdata of the input binary: calls from elsewhere (and
+ * recursive ones) to offset 0 on the entry block, each block the sum of the branches
+ * into it, raised to its largest branch in or out and to its direct calls.
+ */
+function fdataBlockCounts(text, name, starts) {
+  const containing = (offset) => starts.filter((s) => s <= offset).length - 1;
+  const counts = starts.map(() => 0);
+  const edges = [];
+  const calls = new Map();
+  for (const line of text.split('\n')) {
+    const f = line.split(' ');
+    if (f.length !== 8) continue;
+    const [from, fromOffset, to, toOffset, count] = [f[1], parseInt(f[2], 16), f[4], parseInt(f[5], 16), Number(f[7])];
+    if (to === name && toOffset === 0) counts[0] += count;
+    if (from !== name) continue;
+    if (to !== name || toOffset === 0) calls.set(fromOffset, [...(calls.get(fromOffset) ?? []), count]);
+    else edges.push([containing(fromOffset), starts.indexOf(toOffset), count]);
+  }
+  for (const [, to, count] of edges) if (to > 0) counts[to] += count;
+  for (const [from, to, count] of edges) for (const b of [from, to]) counts[b] = Math.max(counts[b], count);
+  for (const [offset, targets] of calls) {
+    if (targets.length === 1) counts[containing(offset)] = Math.max(counts[containing(offset)], targets[0]);
+  }
+  return counts;
+}
+
+test('a BOLTed binary dropped with a recording of it colours its BAT picture by the translated profile\'s block counts', async () => {
+  const { page, errors } = await openPage();
+  const files = ['bolt-perf/cprog/cprog.bolt.brstack.perf.data', 'bolt-perf/cprog/cprog.bolt'];
+  await dropCorpus(page, files);
+  // The recording becomes the input binary's profile; then the binary's BAT.
+  await page.getByRole('tab', { name: 'BOLT functions' }).waitFor({ timeout: 20000 });
+  await page.locator('.files .file-select').filter({ has: page.locator('.file-name', { hasText: /^cprog\.bolt$/ }) }).click();
+  await page.getByRole('tab', { name: 'BAT', selected: true }).waitFor({ timeout: 15000 });
+  const rowsOf = page.locator('.bat .fn-body [role=row][data-id]');
+  await rowsOf.filter({ hasText: /^hot_loop(?!\.)/ }).first().click();
+  const detail = page.locator('.bat-detail');
+  await detail.locator('h3', { hasText: 'hot_loop' }).waitFor();
+  const marks = detail.locator('.bat-moved rect.block.input');
+  await marks.first().waitFor({ timeout: 15000 });
+  const caption = await detail.locator('.bat-moved figcaption').innerText();
+  assert.match(caption, /coloured by their counts in cprog\.bolt\.brstack\.perf\.data/);
+  // Every block on both sides, its links still drawn.
+  const blocks = blocksOf(caption);
+  assert.equal(await marks.count(), blocks);
+  assert.equal(await detail.locator('.bat-moved rect.block.output').count(), blocks);
+  assert.equal(await detail.locator('.bat-moved line.hot, .bat-moved line.cold').count(), blocks);
+
+  // The counts are those of perf2bolt's fdata of the recording (cprog.bolt.bat.fdata).
+  const shown = (await marks.evaluateAll((els) => els.map((e) => [parseInt(e.dataset.input, 16), Number(e.dataset.count)])))
+    .sort((a, b) => a[0] - b[0]);
+  const reference = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.bolt.bat.fdata'), 'utf8');
+  const expected = fdataBlockCounts(reference, 'hot_loop', shown.map(([offset]) => offset));
+  assert.deepEqual(shown.map(([, count]) => count), expected);
+  // hot_loop's loop: 304 + 14 + 12 into 0xa3; its entry 64 calls from main.
+  assert.deepEqual([shown.find(([o]) => o === 0xa3)[1], shown[0][1]], [330, 64]);
+  // Hottest in the hottest colour of the CFG view's scale, unrun ones in the coldest.
+  const fill = (offset) => marks.and(page.locator(`[data-input="0x${offset.toString(16)}"]`)).first().getAttribute('fill');
+  assert.equal(await fill(0xa3), '#d6424b');
+  assert.equal(await fill(shown.find(([, c]) => c === 0)[0]), '#c9d3de');
+  assert.match(await marks.and(page.locator('[data-input="0xa3"]')).locator('title').textContent(), /input 0xa3 → hot 0x[0-9a-f]+: count 330/);
+  assert.match(await detail.locator('.bat-legend').innerText(), /^0\s+330\s+executions/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

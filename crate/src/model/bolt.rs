@@ -207,7 +207,7 @@ pub struct FunctionNumbers {
 }
 
 /// llvm-bolt's name matching: fdata names are escaped, binary names are not.
-fn same_name(fdata_name: &[u8], name: &str) -> bool {
+pub(crate) fn same_name(fdata_name: &[u8], name: &str) -> bool {
     if fdata_name.contains(&b'\\') {
         *crate::formats::bolt::fdata::unescape(fdata_name) == *name.as_bytes()
     } else {
@@ -366,7 +366,7 @@ fn record_branch(out: &mut Cfg, graph: &cfg::Cfg, from: u64, to: u64, count: i64
 
 /// `postProcessProfile`: blocks that are not entries count what their incoming
 /// edges bring; entry blocks add it to their entry count (the first block excepted).
-fn propagate_block_counts(out: &mut Cfg) {
+pub(crate) fn propagate_block_counts(out: &mut Cfg) {
     for b in &mut out.blocks {
         if !b.entry {
             b.exec_count = 0;

@@ -713,6 +713,9 @@ pub struct BatDetail {
     /// Where the whole function's blocks went (its hot part and every cold
     /// fragment), for the picture of how BOLT moved the code.
     pub moved: Vec<MovedBlock>,
+    /// The open profile of the BOLTed binary, translated through BAT, that counts
+    /// the blocks (its file name); None: no counts.
+    pub profile: Option<String>,
 }
 
 /// A basic block of the input function and where BOLT put it.
@@ -722,6 +725,8 @@ pub struct MovedBlock {
     /// 0: the hot part; 1, 2, ...: the cold fragments in table order.
     pub fragment: u32,
     pub output_offset: u64,
+    /// The block's count in the translated profile ([`BatDetail::profile`]).
+    pub count: Option<u64>,
 }
 
 /// One translation entry: where in the output fragment, and what it was in the input.

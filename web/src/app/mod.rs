@@ -296,8 +296,15 @@ impl State {
             }
             Action::Close(id) => {
                 let Some(at) = self.docs.iter().position(|d| d.id == id) else { return false };
-                self.docs.remove(at);
+                let removed = self.docs.remove(at);
                 self.outbox.send(id, pgolens_protocol::Request::Close);
+                // A profile that counted a BOLTed binary's blocks is gone.
+                if removed.summary.as_ref().is_some_and(|s| s.is_bolt() || s.branch_profile) {
+                    let others: Vec<DocId> = self.docs.iter().map(|d| d.id).collect();
+                    for other in others {
+                        self.with_doc(other, |d, out| d.bat.reload(other, out));
+                    }
+                }
                 if self.current == Some(id) {
                     let next = at.min(self.docs.len().saturating_sub(1));
                     self.current = self.docs.get(next).map(|d| d.id);
@@ -429,17 +436,21 @@ impl State {
                     true
                 }),
             },
-            Reply::Correlated { binary: _, binary_name, views } => self.with_doc(doc, |d, out| {
-                let Some(summary) = d.summary.as_mut() else { return false };
-                summary.views = views;
-                summary.views_error = None;
-                d.correlated_with = Some(binary_name);
-                d.notice = None;
-                // A BOLT profile's graph is asked again, with its code.
-                d.bolt_cfg.reload();
-                d.enter_tab(out);
-                true
-            }),
+            Reply::Correlated { binary, binary_name, views } => {
+                // A BOLTed binary's BAT picture is asked again: the profile may count its blocks.
+                self.with_doc(binary, |d, out| d.bat.reload(binary, out));
+                self.with_doc(doc, |d, out| {
+                    let Some(summary) = d.summary.as_mut() else { return false };
+                    summary.views = views;
+                    summary.views_error = None;
+                    d.correlated_with = Some(binary_name);
+                    d.notice = None;
+                    // A BOLT profile's graph is asked again, with its code.
+                    d.bolt_cfg.reload();
+                    d.enter_tab(out);
+                    true
+                })
+            }
             Reply::Symbolized { stacks, with } => {
                 let current = self.current == Some(doc);
                 self.with_doc(doc, |d, out| {

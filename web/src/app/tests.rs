@@ -589,6 +589,27 @@ fn a_bolted_binary_shows_its_bat_and_a_row_asks_for_its_translation() {
 }
 
 #[test]
+fn a_profile_translated_through_a_bolted_binarys_bat_asks_its_picture_again() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p.bolt".into(), size: 100, demo: false, select: true });
+    open(&mut s, 1, summary("elf+bat", &[View::Dump, View::Bat], View::Bat), info("file", 0, 100, false), vec![]);
+    s.update(Action::Bat(TableMsg::Select(3)));
+    s.update(Action::Add { id: 2, name: "p.bolt.perf.data".into(), size: 100, demo: false, select: false });
+    let mut perf = summary("perf.data", &[View::Dump], View::Dump);
+    perf.branch_profile = true;
+    open(&mut s, 2, perf, info("file", 0, 100, false), vec![]);
+    let views = vec![View::Dump, View::BoltFunctions];
+    s.update(worker(2, None, Reply::Correlated { binary: 1, binary_name: "p.bolt".into(), views }));
+    let asked: Vec<_> = s.outbox.queue.iter().filter(|e| e.doc == 1).map(|e| e.request.clone()).collect();
+    assert_eq!(asked.last(), Some(&Request::BatFunction { row: 3 }));
+    // Closing the profile asks once more, for the picture without counts.
+    let before = s.outbox.queue.iter().filter(|e| e.request == Request::BatFunction { row: 3 }).count();
+    s.update(Action::Close(2));
+    let after = s.outbox.queue.iter().filter(|e| e.request == Request::BatFunction { row: 3 }).count();
+    assert_eq!(after, before + 1);
+}
+
+#[test]
 fn a_bolt_profile_is_written_out_once_and_saved() {
     let mut s = State::default();
     s.update(Action::Add { id: 1, name: "p.fdata".into(), size: 100, demo: false, select: true });

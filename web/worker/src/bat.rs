@@ -1,10 +1,12 @@
 //! The BAT view of a BOLTed binary: its hot functions and cold fragments as a
-//! table, and one function's translation entries.
+//! table, and one function's translation entries, its blocks counted by a profile
+//! of the binary translated through BAT when one is open.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use pgolens::formats::bolt::bat::{self, Bat};
+use pgolens::formats::bolt::fdata::Fdata;
 use pgolens::formats::perf::perf2bolt::binary::Binary;
 use pgolens::model::bat::{self as adapter, BatColumn, BatRow};
 use pgolens_protocol::{BatDetail, BatEntry, Cell, MovedBlock, Row, TablePage, TableQuery};
@@ -15,6 +17,9 @@ use crate::tables;
 pub struct BatView {
     bat: Bat,
     rows: Vec<BatRow>,
+    /// Each hot function's name in a translated profile (BOLT's location name:
+    /// `name/file/N` for a local), from the binary's symbols.
+    profile_names: Vec<Option<String>>,
     /// The order last asked for: column, descending, filter, row ids.
     order: Option<(BatColumn, bool, String, Vec<u32>)>,
 }
@@ -31,7 +36,17 @@ impl BatView {
             Some(b.functions.get(i)?.name.clone())
         };
         let rows = adapter::rows(&bat, &name_at);
-        Ok(Some(BatView { bat, rows, order: None }))
+        let profile_names = bat
+            .hot
+            .functions
+            .iter()
+            .map(|f| {
+                let b = binary.as_ref()?;
+                let i = b.functions.binary_search_by_key(&f.address.value, |f| f.address).ok()?;
+                b.functions.get(i).map(|f| f.file_name.clone().unwrap_or_else(|| f.name.clone()))
+            })
+            .collect();
+        Ok(Some(BatView { bat, rows, profile_names, order: None }))
     }
 
     /// A page of the functions table.
@@ -73,8 +88,10 @@ impl BatView {
         }))
     }
 
-    /// Row `row` in full: its translation entries, its parent or fragments.
-    pub fn function(&self, row: u32) -> Result<BatDetail, Failure> {
+    /// Row `row` in full: its translation entries, its parent or fragments, and
+    /// where its blocks went, counted by `profile` (a profile of the binary
+    /// translated through BAT, and its file name) when there is one.
+    pub fn function(&self, row: u32, profile: Option<(&str, &Fdata<'_>)>) -> Result<BatDetail, Failure> {
         let f = adapter::function(&self.bat, row).ok_or_else(|| fail(alloc::format!("no BAT function {row}")))?;
         let r = self.rows.get(row as usize).ok_or_else(|| fail(alloc::format!("no BAT function {row}")))?;
         let named =
@@ -104,27 +121,30 @@ impl BatView {
                 })
                 .collect(),
             secondary_entry_points: f.secondary_entry_points.iter().map(|s| u64::from(s.offset)).collect(),
-            moved: self.moved(r.parent.unwrap_or(row)),
+            moved: self.moved(r.parent.unwrap_or(row), profile.map(|p| p.1)),
+            profile: profile.map(|p| String::from(p.0)),
         })
     }
 
-    /// The block entries of hot function `hot` and of its cold fragments.
-    fn moved(&self, hot: u32) -> Vec<MovedBlock> {
-        let parts = core::iter::once(hot).chain(
-            (0..self.rows.len())
-                .filter_map(|i| u32::try_from(i).ok())
-                .filter(|&i| self.rows.get(i as usize).is_some_and(|c| c.parent == Some(hot))),
-        );
-        let mut out = Vec::new();
-        for (fragment, id) in parts.enumerate() {
-            let Some(f) = adapter::function(&self.bat, id) else { continue };
-            let fragment = u32::try_from(fragment).unwrap_or(u32::MAX);
-            out.extend(f.blocks().map(|e| MovedBlock {
-                input_offset: e.input_offset(),
-                fragment,
-                output_offset: e.output_offset,
-            }));
-        }
-        out
+    /// The block entries of hot function `hot` and of its cold fragments, with
+    /// their counts in `profile`.
+    fn moved(&self, hot: u32, profile: Option<&Fdata<'_>>) -> Vec<MovedBlock> {
+        let name = self.profile_names.get(hot as usize).cloned().flatten();
+        let counts = profile.map(|p| adapter::profile_cfg(&self.bat, hot, p, name.as_deref().unwrap_or_default()));
+        let count_at = &|offset: u64| {
+            let blocks = &counts.as_ref()?.blocks;
+            let i = blocks.binary_search_by_key(&Some(offset), |b| b.offset).ok()?;
+            blocks.get(i).map(|b| b.exec_count)
+        };
+        adapter::parts(&self.bat, hot)
+            .flat_map(|(fragment, f)| {
+                f.blocks().map(move |e| MovedBlock {
+                    input_offset: e.input_offset(),
+                    fragment,
+                    output_offset: e.output_offset,
+                    count: count_at(e.input_offset()),
+                })
+            })
+            .collect()
     }
 }

@@ -36,6 +36,9 @@ pub struct BoltView {
     pub binary: Option<DocId>,
     /// A BOLTed binary's profile as perf2bolt -w writes it from BAT.
     pub translated_yaml: Option<Vec<u8>>,
+    /// The open BOLTed binary (ELF with BAT) whose BAT translated this profile to
+    /// the input binary: its BAT view counts its blocks with it.
+    pub translated_with: Option<DocId>,
     sorted: Option<(Column, bool, Vec<u32>)>,
     filtered: Option<(Column, bool, String, Vec<u32>)>,
     /// Row ids by raw function name, for calls to link to their callees.
@@ -68,6 +71,7 @@ impl BoltView {
             fdata: Some(profile),
             binary: None,
             translated_yaml: None,
+            translated_with: None,
             sorted: None,
             filtered: None,
             by_name: None,
@@ -84,11 +88,17 @@ impl BoltView {
             fdata: None,
             binary: None,
             translated_yaml: None,
+            translated_with: None,
             sorted: None,
             filtered: None,
             by_name: None,
             record_order: None,
         })
+    }
+
+    /// The fdata profile, when the profile is one (decoded, or aggregated from branches).
+    pub fn fdata_profile(&self) -> Option<&fdata::Fdata<'static>> {
+        self.fdata.as_ref()
     }
 
     fn order(&mut self, column: Column, descending: bool, filter: &str) -> &[u32] {

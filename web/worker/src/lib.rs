@@ -85,6 +85,13 @@ impl Sessions {
             let (stacks, with) = result?;
             return Ok(Reply::Symbolized { stacks, with });
         }
+        if let Request::BatFunction { row } = request {
+            // The newest profile translated through this binary's BAT counts its blocks.
+            let profile =
+                self.open.iter().rev().find(|(&id, p)| id != doc && p.translated_profile(doc)).map(|(_, p)| p);
+            let s = self.open.get(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
+            return Ok(Reply::BatFunction(alloc::boxed::Box::new(s.bat_function(row, profile)?)));
+        }
         let s = self.get_mut(doc)?;
         Ok(match request {
             Request::Children { path } => Reply::Children { nodes: s.children(&path)?, path },
@@ -118,13 +125,16 @@ impl Sessions {
                 let (name, bytes) = s.export_bolt(yaml)?;
                 Reply::Exported { name, bytes: bytes.into() }
             }
-            Request::BatFunction { row } => Reply::BatFunction(alloc::boxed::Box::new(s.bat_function(row)?)),
             Request::SampleFunction { row } => Reply::SampleFunction(alloc::boxed::Box::new(s.sample_function(row)?)),
             Request::ExportSample { to } => {
                 let (name, bytes) = s.export_sample(to)?;
                 Reply::Exported { name, bytes: bytes.into() }
             }
-            Request::Correlate { .. } | Request::Symbolize { .. } | Request::BoltCfg { .. } | Request::Close => {
+            Request::Correlate { .. }
+            | Request::Symbolize { .. }
+            | Request::BoltCfg { .. }
+            | Request::BatFunction { .. }
+            | Request::Close => {
                 return Err(Failure::new("request handled above"));
             }
         })

@@ -568,6 +568,7 @@ impl Session {
             let translated = fdata.bolted_collection;
             let mut bolt = BoltView::from_fdata(fdata);
             bolt.binary = (!translated).then_some(binary_id);
+            bolt.translated_with = translated.then_some(binary_id);
             // With BAT, perf2bolt -w's YAML too (written now: it needs the binary).
             if translated {
                 bolt.translated_yaml = perf2bolt::bat_yaml::to_yaml(&profile, &elf.data, binary.name.as_bytes())
@@ -584,6 +585,10 @@ impl Session {
         if let Some(bolt) = decoded.bolt.as_mut() {
             bolt.matches(&elf.data).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
             bolt.binary = Some(binary_id);
+            // An fdata perf2bolt translated through this binary's BAT counts its blocks
+            // (with branches: basic samples are not counted per block).
+            let translated = bolt.fdata_profile().is_some_and(|f| f.bolted_collection && f.no_lbr.is_none());
+            bolt.translated_with = (translated && elf.bat.is_some()).then_some(binary_id);
             return Ok(views_of(false, false, false, Some(bolt)).0);
         }
         if decoded.detection.format != Format::InstrProfRaw || decoded.views.is_some() {
@@ -662,10 +667,18 @@ impl Session {
         bolt.export(stem, yaml)
     }
 
-    /// One function of a BOLTed binary's BAT, with its translation entries.
-    pub fn bat_function(&self, row: u32) -> Result<BatDetail, Failure> {
+    /// One function of a BOLTed binary's BAT, with its translation entries, its
+    /// blocks counted by `profile` (see [`Session::translated_profile`]).
+    pub fn bat_function(&self, row: u32, profile: Option<&Session>) -> Result<BatDetail, Failure> {
         let decoded = self.decoded.as_ref().ok_or_else(not_decoded)?;
-        decoded.bat.as_ref().ok_or_else(|| fail("this file has no BAT"))?.function(row)
+        let counts = profile.and_then(|p| Some((p.name.as_str(), p.decoded.as_ref()?.bolt.as_ref()?.fdata_profile()?)));
+        decoded.bat.as_ref().ok_or_else(|| fail("this file has no BAT"))?.function(row, counts)
+    }
+
+    /// Whether this file's BOLT profile was translated to the input binary through
+    /// the BAT of the BOLTed binary `binary` (the document it was correlated with).
+    pub fn translated_profile(&self, binary: DocId) -> bool {
+        self.decoded.as_ref().and_then(|d| d.bolt.as_ref()).is_some_and(|b| b.translated_with == Some(binary))
     }
 
     /// The ELF document a BOLT profile reads its code from.

@@ -7,6 +7,7 @@ use yew::prelude::*;
 
 use super::BatState;
 use crate::app::{Action, Doc};
+use crate::views::bolt_cfg::render::{heat, HEAT};
 use crate::views::table::table_view::TableView;
 use crate::views::table::Msg as TableMsg;
 
@@ -83,7 +84,10 @@ fn detail(b: &BatState, dispatch: &Callback<Action>) -> Html {
 
 /// How BOLT moved the function's blocks: the input blocks in offset order on the
 /// left, the output on the right (the hot part, then each cold fragment), a line
-/// from each block to where it went. Crossing lines are reordered blocks.
+/// from each block to where it went. Crossing lines are reordered blocks. With a
+/// translated profile, each block's mark on both sides takes its count's colour on
+/// the CFG view's heat scale, its count in the tooltip (and beside the input mark
+/// when there is room), with a legend.
 fn moved_picture(d: &pgolens_protocol::BatDetail) -> Html {
     let n = d.moved.len();
     if n == 0 {
@@ -107,21 +111,53 @@ fn moved_picture(d: &pgolens_protocol::BatDetail) -> Html {
         output_y[i] = pad + step * rank as f64 + gap * f64::from(d.moved[i].fragment) + step / 2.0;
     }
     let (left, right) = (70.0, width - 70.0);
+    let input_y = |i: usize| pad + step * input_rank[i] as f64 + step / 2.0;
+    let place = |m: &pgolens_protocol::MovedBlock| {
+        if m.fragment == 0 {
+            format!("hot {:#x}", m.output_offset)
+        } else {
+            format!("cold fragment {} {:#x}", m.fragment, m.output_offset)
+        }
+    };
     let lines = (0..n).map(|i| {
-        let y0 = pad + step * input_rank[i] as f64 + step / 2.0;
-        let class = if d.moved[i].fragment == 0 { "hot" } else { "cold" };
-        let title = format!(
-            "input {:#x} → {} {:#x}",
-            d.moved[i].input_offset,
-            if d.moved[i].fragment == 0 { String::from("hot") } else { format!("cold fragment {}", d.moved[i].fragment) },
-            d.moved[i].output_offset
-        );
+        let m = &d.moved[i];
+        let class = if m.fragment == 0 { "hot" } else { "cold" };
+        let title = format!("input {:#x} → {}", m.input_offset, place(m));
         html! {
-            <line class={class} x1={format!("{left:.1}")} y1={format!("{y0:.1}")} x2={format!("{right:.1}")} y2={format!("{:.1}", output_y[i])}>
+            <line class={class} x1={format!("{left:.1}")} y1={format!("{:.1}", input_y(i))} x2={format!("{right:.1}")} y2={format!("{:.1}", output_y[i])}>
                 <title>{title}</title>
             </line>
         }
     });
+    let max = d.moved.iter().filter_map(|m| m.count).max().unwrap_or(0);
+    let (mark, labelled) = ((step - 1.0).max(1.0), step >= 8.0);
+    let marks = d.profile.is_some().then(|| {
+        (0..n).map(|i| {
+            let m = &d.moved[i];
+            let count = m.count.unwrap_or(0);
+            let fill = HEAT[heat(count, max)];
+            let title = format!("input {:#x} → {}: count {count}", m.input_offset, place(m));
+            let rect = |x: f64, y: f64, side: &'static str| {
+                html! {
+                    <rect class={classes!("block", side)} x={format!("{x:.1}")} y={format!("{:.1}", y - mark / 2.0)} width="8" height={format!("{mark:.1}")}
+                        fill={fill} data-input={format!("{:#x}", m.input_offset)} data-count={count.to_string()}>
+                        <title>{title.clone()}</title>
+                    </rect>
+                }
+            };
+            html! {
+                <>
+                    {rect(left - 8.0, input_y(i), "input")}
+                    {rect(right, output_y[i], "output")}
+                    if labelled {
+                        <text class="count" x={format!("{:.1}", left - 11.0)} y={format!("{:.1}", input_y(i) + 3.0)} text-anchor="end">{count.to_string()}</text>
+                    }
+                </>
+            }
+        })
+        .collect::<Vec<Html>>()
+    });
+    let counted = d.profile.as_ref().map(|p| format!("; coloured by their counts in {p}")).unwrap_or_default();
     html! {
         <figure class="bat-moved" aria-label="How BOLT moved the blocks">
             <svg viewBox={format!("0 0 {width} {height:.0}")} width={format!("{width}")} height={format!("{height:.0}")} role="img">
@@ -130,8 +166,17 @@ fn moved_picture(d: &pgolens_protocol::BatDetail) -> Html {
                 <line class="axis" x1={format!("{left}")} y1={format!("{pad}")} x2={format!("{left}")} y2={format!("{:.0}", height - pad)} />
                 <line class="axis" x1={format!("{right}")} y1={format!("{pad}")} x2={format!("{right}")} y2={format!("{:.0}", height - pad)} />
                 {for lines}
+                {for marks.into_iter().flatten()}
             </svg>
-            <figcaption class="muted">{format!("{n} blocks: input order on the left, output on the right (hot, then {} cold fragment{})", fragments - 1, if fragments == 2 { "" } else { "s" })}</figcaption>
+            <figcaption class="muted">{format!("{n} blocks: input order on the left, output on the right (hot, then {} cold fragment{}){counted}", fragments - 1, if fragments == 2 { "" } else { "s" })}</figcaption>
+            if d.profile.is_some() {
+                <div class="bat-legend" aria-label="Block count scale">
+                    <span>{"0"}</span>
+                    {for HEAT.iter().map(|c| html! { <span class="swatch" style={format!("background: {c}")}></span> })}
+                    <span class="num">{max.to_string()}</span>
+                    <span class="muted">{" executions (log scale)"}</span>
+                </div>
+            }
         </figure>
     }
 }

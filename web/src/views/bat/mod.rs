@@ -2,7 +2,8 @@
 //! shared paged table (output address, kind, input blocks, translation entries,
 //! secondary entry points, hash), and the selected one's translation table
 //! (output offset → input offset, block or branch entry, block index) beside it,
-//! with links between a function and its cold fragments.
+//! with links between a function and its cold fragments, and a picture of where
+//! its blocks went, coloured by their counts when a profile of the binary is open.
 
 use std::rc::Rc;
 
@@ -33,6 +34,14 @@ impl BatState {
             out.send(doc, Request::BatFunction { row });
         }
         changed
+    }
+
+    /// Asks again for the selected function: a profile of the binary was translated
+    /// through its BAT, or closed, so the picture's counts change.
+    pub fn reload(&mut self, doc: DocId, out: &mut Outbox) -> bool {
+        let Some(row) = self.table.selected else { return false };
+        out.send(doc, Request::BatFunction { row });
+        true
     }
 
     pub fn enter(&mut self, doc: DocId, out: &mut Outbox) {

@@ -16,7 +16,7 @@ use crate::app::outbox::Outbox;
 #[cfg(target_arch = "wasm32")]
 pub mod bolt_cfg_view;
 #[cfg(target_arch = "wasm32")]
-mod render;
+pub(crate) mod render;
 
 /// Zoom limits: from a whole 2,000-block graph on a small screen to large text.
 const MIN_SCALE: f64 = 0.01;

@@ -14,8 +14,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::Camera;
 
-/// Colour buckets of the heat scale, cold to hot.
-const HEAT: [&str; 8] = ["#c9d3de", "#9fc2da", "#7fb8c8", "#9ccf8a", "#e8d36a", "#f2a65a", "#e9775b", "#d6424b"];
+/// Colour buckets of the heat scale, cold to hot (the BAT view's picture uses them too).
+pub(crate) const HEAT: [&str; 8] =
+    ["#c9d3de", "#9fc2da", "#7fb8c8", "#9ccf8a", "#e8d36a", "#f2a65a", "#e9775b", "#d6424b"];
 /// Block fills: the same scale, lighter, so that text stays readable.
 const FILL: [&str; 8] = ["#f4f6f8", "#e3eef6", "#dcefef", "#e5f3dc", "#fbf4cf", "#fde3c8", "#fbd3c9", "#f7c4c6"];
 const NO_COUNT: &str = "#d5d9df";

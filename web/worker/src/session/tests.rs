@@ -2,7 +2,7 @@
 //! tables, graphs and byte views, and the cross-document requests.
 
 use super::*;
-use pgolens_protocol::{CfgCall, CfgInsn};
+use pgolens_protocol::{CfgCall, CfgInsn, Reply, Request};
 
 pub(super) fn session(name: &str, bytes: &[u8]) -> Session {
     let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
@@ -572,19 +572,20 @@ fn a_bolted_binary_opens_on_its_bat() {
     assert_eq!(row("hot_loop.cold.0/1").cells[2], Cell::Text("cold of hot_loop".into()));
     // A function in full: its entries as decoded, its fragment linked.
     let hot = row("hot_loop").id;
-    let detail = s.bat_function(hot).unwrap();
+    let detail = s.bat_function(hot, None).unwrap();
     let decoded = bat.hot.functions.iter().find(|f| f.address.value == 0x407080).unwrap();
     assert_eq!(detail.entries.len(), decoded.entries.len());
     assert_eq!(detail.blocks, decoded.num_blocks.map(|n| n.value));
     assert_eq!(detail.fragments, vec![(row("hot_loop.cold.0/1").id, "hot_loop.cold.0/1".to_string())]);
     assert_eq!(detail.entries.iter().filter(|e| !e.branch).count(), decoded.blocks().count());
-    let cold = s.bat_function(row("hot_loop.cold.0/1").id).unwrap();
+    let cold = s.bat_function(row("hot_loop.cold.0/1").id, None).unwrap();
     assert_eq!(cold.parent, Some((hot, "hot_loop".to_string())));
     // The picture: every block of hot_loop, hot part and cold fragment, whichever is asked.
     let fragment = bat.cold.functions.iter().find(|f| f.address.value == 0x407580).unwrap();
     assert_eq!(detail.moved.len(), decoded.blocks().count() + fragment.blocks().count());
     assert_eq!(detail.moved.iter().filter(|m| m.fragment == 1).count(), fragment.blocks().count());
     assert_eq!(cold.moved, detail.moved);
+    assert!(detail.profile.is_none() && detail.moved.iter().all(|m| m.count.is_none()));
     // Sorted by entries, largest first; filtered by name.
     let page = s.table(&query(TableId::BatFunctions, "entries", true, "cold"), 0, 1000).unwrap();
     assert_eq!(page.matching, 4);
@@ -638,4 +639,67 @@ fn a_bolt_profile_is_saved_as_perf2bolt_and_llvm_write_it() {
     y.finish().unwrap();
     let (name, bytes) = y.export_bolt(true).unwrap();
     assert_eq!((name.as_str(), bytes == yaml), ("cprog.instr.yaml", true));
+}
+
+#[test]
+fn a_bolted_binarys_moved_blocks_are_counted_by_a_profile_translated_through_its_bat() {
+    let mut sessions = crate::Sessions::default();
+    let mut elf = session("cprog.bolt", &corpus("bolt-perf/cprog/cprog.bolt"));
+    elf.finish().unwrap();
+    let page = elf.table(&query(TableId::BatFunctions, "address", false, ""), 0, 1000).unwrap();
+    let row = |name: &str| page.rows.iter().find(|r| name_of(&r.cells[0]) == name).unwrap().id;
+    let (hot, cold) = (row("hot_loop"), row("hot_loop.cold.0/1"));
+    sessions.insert(1, elf);
+    let detail = |sessions: &mut crate::Sessions, row: u32| match sessions.answer(1, Request::BatFunction { row }) {
+        Some(Reply::BatFunction(d)) => *d,
+        other => panic!("{other:?}"),
+    };
+    let counts = |d: &BatDetail| -> Vec<(u64, u32, Option<u64>)> {
+        let mut c: Vec<_> = d.moved.iter().map(|m| (m.input_offset, m.fragment, m.count)).collect();
+        c.sort();
+        c
+    };
+    assert_eq!(detail(&mut sessions, hot).profile, None);
+
+    // A recording of it, translated through its BAT: hot_loop's 13 blocks (11 hot,
+    // 2 in its cold fragment) with their counts in the input binary's profile, as
+    // perf2bolt's cprog.bolt.bat.yaml counts them (crate/tests/bat_profile.rs).
+    let mut perf = session("cprog.bolt.brstack.perf.data", &corpus("bolt-perf/cprog/cprog.bolt.brstack.perf.data"));
+    perf.finish().unwrap();
+    sessions.insert(2, perf);
+    assert!(matches!(sessions.answer(2, Request::Correlate { binary: 1 }), Some(Reply::Correlated { binary: 1, .. })));
+    let d = detail(&mut sessions, hot);
+    assert_eq!(d.profile.as_deref(), Some("cprog.bolt.brstack.perf.data"));
+    let expected = vec![
+        (0x0, 0, Some(64)),
+        (0x17, 0, Some(62)),
+        (0x30, 0, Some(320)),
+        (0x52, 0, Some(313)),
+        (0x60, 0, Some(27)),
+        (0x80, 0, Some(16)),
+        (0x97, 0, Some(0)),
+        (0xa0, 0, Some(12)),
+        (0xa3, 0, Some(330)),
+        (0xb2, 0, Some(329)),
+        (0xc4, 1, Some(0)),
+        (0xca, 0, Some(73)),
+        (0xdc, 1, Some(0)),
+    ];
+    assert_eq!(counts(&d), expected);
+    // The cold fragment's row shows the same picture.
+    assert_eq!(detail(&mut sessions, cold).moved, d.moved);
+
+    // perf2bolt's own fdata of that recording, opened later, counts the same.
+    let mut fdata = session("cprog.bolt.bat.fdata", &corpus("bolt-perf/cprog/cprog.bolt.bat.fdata"));
+    fdata.finish().unwrap();
+    sessions.insert(3, fdata);
+    assert!(matches!(sessions.answer(3, Request::Correlate { binary: 1 }), Some(Reply::Correlated { .. })));
+    let d = detail(&mut sessions, hot);
+    assert_eq!((d.profile.as_deref(), counts(&d)), (Some("cprog.bolt.bat.fdata"), expected));
+
+    // Without them, no counts.
+    sessions.answer(3, Request::Close);
+    sessions.answer(2, Request::Close);
+    let d = detail(&mut sessions, hot);
+    assert!(d.profile.is_none() && d.moved.iter().all(|m| m.count.is_none()));
 }
