@@ -374,3 +374,29 @@ test('a BOLTed binary dropped with a recording of it colours its BAT picture by 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a recording of a BOLTed binary dropped with it draws the input binary\'s CFGs from BAT, counted by the translated profile', async () => {
+  const { page, errors } = await openPage();
+  const files = ['bolt-perf/cprog/cprog.bolt.brstack.perf.data', 'bolt-perf/cprog/cprog.bolt'];
+  await dropCorpus(page, files);
+  await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });
+  await page.getByRole('tab', { name: 'CFG' }).waitFor({ timeout: 15000 });
+  await rows(page).filter({ hasText: /^hot_loop/ }).first().click();
+  await page.getByRole('tab', { name: 'CFG', selected: true }).waitFor();
+  const cfg = page.locator('.bolt-cfg');
+  await cfg.locator('.cfg-name', { hasText: 'hot_loop' }).waitFor({ timeout: 15000 });
+  // BAT's 13 input blocks of hot_loop (11 hot, 2 in its cold fragment), all drawn.
+  assert.equal(Number(await cfg.getAttribute('data-blocks')), 13);
+  await page.waitForFunction(() => Number(document.querySelector('.bolt-cfg canvas')?.dataset.paints) > 0);
+  assert.equal(Number(await cfg.locator('canvas').first().getAttribute('data-blocks-drawn')), 13);
+  // The hottest block, 0xa3: 304 + 14 + 12 branches in (cprog.bolt.bat.fdata).
+  await cfg.locator('.cfg-search').fill('0xa3');
+  const detail = cfg.locator('.cfg-detail');
+  await detail.locator('h3', { hasText: '@0xa3' }).waitFor();
+  assert.match(await detail.locator('tr', { hasText: 'Count' }).first().innerText(), /\b330\b/);
+  // No code: the BOLTed binary's is not the profile's.
+  assert.match(await detail.innerText(), /instructions need the input binary/);
+  assert.equal(await cfg.locator('.cfg-binary').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -9,6 +9,7 @@ use pgolens::formats::bolt::bat::{self, Bat};
 use pgolens::formats::bolt::fdata::Fdata;
 use pgolens::formats::perf::perf2bolt::binary::Binary;
 use pgolens::model::bat::{self as adapter, BatColumn, BatRow};
+use pgolens::model::bolt::Cfg;
 use pgolens_protocol::{BatDetail, BatEntry, Cell, MovedBlock, Row, TablePage, TableQuery};
 
 use crate::session::{fail, failure, Failure};
@@ -124,6 +125,14 @@ impl BatView {
             moved: self.moved(r.parent.unwrap_or(row), profile.map(|p| p.1)),
             profile: profile.map(|p| String::from(p.0)),
         })
+    }
+
+    /// The input binary's graph of the function named `name` in `profile` (a profile
+    /// of the binary translated through BAT): its blocks from BAT, counted by the
+    /// profile. None when BAT has no hot function of that name.
+    pub fn profile_cfg(&self, profile: &Fdata<'_>, name: &str) -> Option<Cfg> {
+        let hot = self.profile_names.iter().position(|n| n.as_deref() == Some(name))?;
+        Some(adapter::profile_cfg(&self.bat, u32::try_from(hot).ok()?, profile, name))
     }
 
     /// The block entries of hot function `hot` and of its cold fragments, with

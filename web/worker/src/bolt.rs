@@ -22,6 +22,7 @@ use pgolens_protocol::{
     CFG_CHAR_PX, CFG_CODE_LINES, CFG_FLAG_GAP, CFG_LINE_PX, CFG_PAD_PX,
 };
 
+use crate::bat::BatView;
 use crate::session::{fail, failure, Failure};
 use crate::tables;
 
@@ -235,9 +236,16 @@ impl BoltView {
         ))
     }
 
-    /// Whether the profile gives graphs (a YAML profile does; fdata with its binary).
+    /// Whether the profile gives graphs (a YAML profile does; fdata with its binary,
+    /// or translated through a BOLTed binary's BAT).
     pub fn has_graphs(&self) -> bool {
-        self.yaml.is_some() || self.binary.is_some()
+        self.yaml.is_some() || self.binary.is_some() || self.translated_branches()
+    }
+
+    /// Whether the profile has branches translated through BAT (see [`BoltView::translated_with`]):
+    /// BAT's blocks of each function, counted by them, are its graphs.
+    fn translated_branches(&self) -> bool {
+        self.translated_with.is_some() && self.fdata.as_ref().is_some_and(|f| f.bolted_collection && f.no_lbr.is_none())
     }
 
     /// Whether `elf` is a binary this profile can be read with: an x86-64 ELF that
@@ -282,8 +290,15 @@ impl BoltView {
 
     /// Function `function` (a row id; `None`: the hottest) as a laid-out graph;
     /// `binary` (its name and bytes) gives the blocks' instructions, and an fdata
-    /// profile its graph.
-    pub fn cfg(&mut self, function: Option<u32>, binary: Option<(&str, &[u8])>) -> Result<CfgGraph, Failure> {
+    /// profile its graph. Without it, a profile translated through BAT has the input
+    /// function's blocks from `bat` (the BOLTed binary's name and BAT), with no
+    /// instructions.
+    pub fn cfg(
+        &mut self,
+        function: Option<u32>,
+        binary: Option<(&str, &[u8])>,
+        bat: Option<(&str, &BatView)>,
+    ) -> Result<CfgGraph, Failure> {
         let id = match function {
             Some(id) => id,
             None => (0..self.rows.rows.len())
@@ -304,9 +319,15 @@ impl BoltView {
             (Some((file, Ok(_))), None) => Some(alloc::format!("{file} has no function {name}.")),
             _ => None,
         };
-        let mut cfg = match (&self.yaml, &self.fdata, in_binary) {
-            (Some(yaml), _, _) => cfg_from_yaml(yaml, id as usize),
-            (None, Some(fdata), Some((b, f))) => cfg_from_fdata(fdata, b, f),
+        let bat = bat.filter(|_| self.translated_branches());
+        let mut cfg = match (&self.yaml, &self.fdata, in_binary, bat) {
+            (Some(yaml), ..) => cfg_from_yaml(yaml, id as usize),
+            (None, Some(fdata), Some((b, f)), _) => cfg_from_fdata(fdata, b, f),
+            // The input binary is not at hand: BAT knows its blocks.
+            (None, Some(fdata), None, Some((bolted, bat))) => {
+                code_note = Some(alloc::format!("Blocks from {bolted}'s BAT: instructions need the input binary."));
+                bat.profile_cfg(fdata, &name)
+            }
             _ => {
                 return Err(fail("an fdata profile's graphs come from its binary: drop the binary it was recorded on"))
             }

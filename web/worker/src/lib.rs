@@ -66,9 +66,13 @@ impl Sessions {
         }
         if let Request::BoltCfg { function } = request {
             let start = now_ms();
-            let binary = self.open.get(&doc).and_then(Session::bolt_binary).filter(|&b| b != doc);
+            let (binary, bolted) =
+                self.open.get(&doc).map_or((None, None), |s| (s.bolt_binary(), s.bolt_translated_with()));
+            // The BOLTed binary's code is not the translated profile's: its BAT gives the blocks.
+            let binary = binary.filter(|&b| b != doc && Some(b) != bolted);
             let mut session = self.open.remove(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
-            let result = session.bolt_cfg(function, binary.and_then(|b| self.open.get(&b)));
+            let (binary, bolted) = (binary.and_then(|b| self.open.get(&b)), bolted.and_then(|b| self.open.get(&b)));
+            let result = session.bolt_cfg(function, binary, bolted);
             self.open.insert(doc, session);
             let mut graph = result?;
             graph.layout_ms = now_ms() - start;

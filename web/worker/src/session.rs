@@ -586,9 +586,13 @@ impl Session {
             bolt.matches(&elf.data).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
             bolt.binary = Some(binary_id);
             // An fdata perf2bolt translated through this binary's BAT counts its blocks
-            // (with branches: basic samples are not counted per block).
+            // (with branches: basic samples are not counted per block); the input
+            // binary (no BAT) gives the code and keeps the translation.
             let translated = bolt.fdata_profile().is_some_and(|f| f.bolted_collection && f.no_lbr.is_none());
-            bolt.translated_with = (translated && elf.bat.is_some()).then_some(binary_id);
+            bolt.translated_with = match elf.bat {
+                Some(_) => translated.then_some(binary_id),
+                None => bolt.translated_with.filter(|_| translated),
+            };
             return Ok(views_of(false, false, false, Some(bolt)).0);
         }
         if decoded.detection.format != Format::InstrProfRaw || decoded.views.is_some() {
@@ -651,11 +655,19 @@ impl Session {
     }
 
     /// One function of a BOLT profile as a laid-out control-flow graph, its code
-    /// read from `binary` (the session of the ELF attached with [`Session::correlate`]).
-    pub fn bolt_cfg(&mut self, function: Option<u32>, binary: Option<&Session>) -> Result<CfgGraph, Failure> {
+    /// read from `binary` (the session of the ELF attached with [`Session::correlate`]);
+    /// without it, a profile translated through the BAT of `bolted` (the BOLTed
+    /// binary's session, see [`Session::translated_profile`]) has BAT's blocks.
+    pub fn bolt_cfg(
+        &mut self,
+        function: Option<u32>,
+        binary: Option<&Session>,
+        bolted: Option<&Session>,
+    ) -> Result<CfgGraph, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let elf = binary.and_then(|b| Some((b.name.as_str(), b.decoded.as_ref()?.data.as_slice())));
-        decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function, elf)
+        let bat = bolted.and_then(|b| Some((b.name.as_str(), b.decoded.as_ref()?.bat.as_ref()?)));
+        decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function, elf, bat)
     }
 
     /// The BOLT profile as a file to save (see [`BoltView::export`]).
@@ -684,6 +696,11 @@ impl Session {
     /// The ELF document a BOLT profile reads its code from.
     pub fn bolt_binary(&self) -> Option<DocId> {
         self.decoded.as_ref()?.bolt.as_ref()?.binary
+    }
+
+    /// The BOLTed binary whose BAT translated this file's BOLT profile.
+    pub fn bolt_translated_with(&self) -> Option<DocId> {
+        self.decoded.as_ref()?.bolt.as_ref()?.translated_with
     }
 
     /// The profile summary and, for context-sensitive profiles, the CS records' one.

@@ -382,7 +382,9 @@ fn block_detail(g: &CfgGraph, b: &CfgBlock, send: &Callback<Msg>) -> Html {
             <ul class="cfg-edges">{for outs.map(|e| edge_row(e.to, e))}</ul>
             <h4>{"Predecessors"}</h4>
             <ul class="cfg-edges">{for ins.map(|e| edge_row(e.from, e))}</ul>
-            if !b.code.is_empty() {
+            if b.code.is_empty() {
+                if let Some(note) = g.code_note.clone() { <p class="muted cfg-detail-note">{note}</p> }
+            } else {
                 <h4>{"Instructions"}</h4>
                 <table class="cfg-code mono"><tbody>{for b.code.iter().map(|i| html! {
                     <tr><td class="num">{format!("{:x}", i.offset)}</td><td>{i.text.clone()}</td>

@@ -236,7 +236,7 @@ fn bolt_yaml_graphs_are_laid_out() {
     assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltCfg]);
     // No function asked for: the hottest, classify (13,334,000 runs in llvm-bolt's
     // --print-cfg with the fdata this YAML was written from), its 9 blocks.
-    let graph = s.bolt_cfg(None, None).unwrap();
+    let graph = s.bolt_cfg(None, None, None).unwrap();
     assert_eq!((graph.name.as_str(), graph.exec_count, graph.blocks.len()), ("classify", 13_334_000, 9));
     assert_eq!(graph.blocks[0].exec_count, 13_334_000);
     assert!(graph.blocks[0].entry && graph.blocks[0].lines[0].starts_with("#0"));
@@ -251,7 +251,7 @@ fn bolt_yaml_graphs_are_laid_out() {
     // main's calls link to their callees' rows.
     let main = s.table(&query(TableId::BoltFunctions, "exec", true, "main"), 0, 10).unwrap();
     let main_id = main.rows.iter().find(|r| name_of(&r.cells[0]) == "main").unwrap().id;
-    let graph = s.bolt_cfg(Some(main_id), None).unwrap();
+    let graph = s.bolt_cfg(Some(main_id), None, None).unwrap();
     let calls: Vec<&CfgCall> = graph.blocks.iter().flat_map(|b| &b.calls).collect();
     let hot_loop = calls.iter().find(|c| c.callee == "hot_loop").unwrap();
     let page = s.table(&query(TableId::BoltFunctions, "exec", true, "hot_loop"), 0, 10).unwrap();
@@ -276,7 +276,7 @@ fn printed_instructions(text: &str, function: &str) -> Vec<(u64, String)> {
 fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
     let mut s = session("cprog.instr.fdata", &corpus("bolt-perf/cprog/cprog.instr.fdata"));
     s.finish().unwrap();
-    assert!(s.bolt_cfg(None, None).is_err(), "no graphs without the binary");
+    assert!(s.bolt_cfg(None, None, None).is_err(), "no graphs without the binary");
     let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
     elf.finish().unwrap();
     let mut other = session("big", &corpus("bolt-perf/bigcfg/big"));
@@ -288,7 +288,7 @@ fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
     for function in ["hot_loop", "classify", "checksum_buf"] {
         let page = s.table(&query(TableId::BoltFunctions, "exec", true, function), 0, 10).unwrap();
         let row = page.rows.iter().find(|r| name_of(&r.cells[0]) == function).unwrap().id;
-        let graph = s.bolt_cfg(Some(row), Some(&elf)).unwrap();
+        let graph = s.bolt_cfg(Some(row), Some(&elf), None).unwrap();
         assert_eq!((graph.binary.as_deref(), graph.code_note.as_deref()), (Some("cprog"), None));
         let ours: Vec<(u64, String)> = graph
             .blocks
@@ -309,7 +309,7 @@ fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
     let mut y = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
     y.finish().unwrap();
     y.correlate(2, &elf).unwrap();
-    let graph = y.bolt_cfg(None, Some(&elf)).unwrap();
+    let graph = y.bolt_cfg(None, Some(&elf), None).unwrap();
     assert_eq!(graph.name, "classify");
     assert!(graph.blocks.iter().all(|b| b.offset.is_some() && !b.code.is_empty()));
     // classify's calls: the instruction is annotated with the call count.
@@ -341,7 +341,7 @@ fn branches_with_their_binary_become_perf2bolts_profile() {
         };
         assert_eq!(rows(&mut s), rows(&mut theirs), "{input}");
         // And its graphs come with the code.
-        let graph = s.bolt_cfg(None, Some(&elf)).unwrap();
+        let graph = s.bolt_cfg(None, Some(&elf), None).unwrap();
         assert!(graph.blocks.iter().all(|b| !b.code.is_empty()), "{input}");
     }
     // A perf.data without branch stacks is no BOLT profile.
@@ -395,7 +395,7 @@ fn the_big_function_is_laid_out_whole() {
     let mut s = session("big.instr.yaml", &corpus("bolt-perf/bigcfg/big.instr.yaml"));
     s.finish().unwrap();
     let page = s.table(&query(TableId::BoltFunctions, "blocks", true, ""), 0, 1).unwrap();
-    let graph = s.bolt_cfg(Some(page.rows[0].id), None).unwrap();
+    let graph = s.bolt_cfg(Some(page.rows[0].id), None, None).unwrap();
     // BOLT's graph of it has 2,015 blocks and 3,821 edges; its YAML lists the
     // successors of 3,693 of them (the others are only in the binary).
     assert_eq!((graph.blocks.len(), graph.edges.len()), (2015, 3693));
@@ -594,13 +594,13 @@ fn a_bolted_binary_opens_on_its_bat() {
 #[test]
 fn a_recording_of_a_bolted_binary_becomes_the_input_binarys_profile() {
     // perf2bolt with BAT: the function table is the one of its translated fdata;
-    // the BOLTed code is not the profile's, so there are no graphs from it.
+    // its graphs are BAT's (a_translated_profiles_graphs_are_bats_blocks).
     let mut elf = session("cprog.bolt", &corpus("bolt-perf/cprog/cprog.bolt"));
     elf.finish().unwrap();
     let mut s = session("cprog.bolt.brstack.perf.data", &corpus("bolt-perf/cprog/cprog.bolt.brstack.perf.data"));
     assert!(s.finish().unwrap().summary.branch_profile);
     let views = s.correlate(2, &elf).unwrap();
-    assert!(views.contains(&View::BoltFunctions) && !views.contains(&View::BoltCfg), "{views:?}");
+    assert!(views.contains(&View::BoltFunctions) && views.contains(&View::BoltCfg), "{views:?}");
     // Saved as YAML: perf2bolt -w's from BAT, byte for byte; an unBOLTed one has none.
     let (name, yaml) = s.export_bolt(true).unwrap();
     assert_eq!(name, "cprog.bolt.brstack.perf.data.yaml");
@@ -702,4 +702,103 @@ fn a_bolted_binarys_moved_blocks_are_counted_by_a_profile_translated_through_its
     sessions.answer(2, Request::Close);
     let d = detail(&mut sessions, hot);
     assert!(d.profile.is_none() && d.moved.iter().all(|m| m.count.is_none()));
+}
+
+#[test]
+fn a_translated_profiles_graphs_are_bats_blocks_until_the_input_binary_comes() {
+    let mut sessions = crate::Sessions::default();
+    let open = |sessions: &mut crate::Sessions, id: DocId, name: &str, path: &str| {
+        let mut s = session(name, &corpus(path));
+        s.finish().unwrap();
+        sessions.insert(id, s);
+    };
+    open(&mut sessions, 1, "cprog.bolt", "bolt-perf/cprog/cprog.bolt");
+    open(&mut sessions, 2, "cprog.bolt.brstack.perf.data", "bolt-perf/cprog/cprog.bolt.brstack.perf.data");
+    let Some(Reply::Correlated { views, .. }) = sessions.answer(2, Request::Correlate { binary: 1 }) else { panic!() };
+    assert!(views.contains(&View::BoltCfg), "{views:?}");
+    let row = |sessions: &mut crate::Sessions, doc: DocId, name: &str| {
+        let page = sessions.get_mut(doc).unwrap().table(&query(TableId::BoltFunctions, "name", false, ""), 0, 1000);
+        page.unwrap().rows.iter().find(|r| name_of(&r.cells[0]) == name).unwrap().id
+    };
+    let cfg = |sessions: &mut crate::Sessions, doc: DocId, function: u32| match sessions
+        .answer(doc, Request::BoltCfg { function: Some(function) })
+    {
+        Some(Reply::BoltCfg(g)) => *g,
+        other => panic!("{other:?}"),
+    };
+    // (offset, count) of each block; (from, to, count, mispredicted) of each edge, by offset.
+    let shape = |g: &CfgGraph| {
+        let at = |b: u32| g.blocks[b as usize].offset.unwrap();
+        let blocks: Vec<(u64, u64)> = g.blocks.iter().map(|b| (b.offset.unwrap(), b.exec_count)).collect();
+        let mut edges: Vec<_> =
+            g.edges.iter().map(|e| (at(e.from), at(e.to), e.count.unwrap(), e.mispredicted)).collect();
+        edges.sort();
+        (blocks, edges)
+    };
+    let hot_loop = row(&mut sessions, 2, "hot_loop");
+    let g = cfg(&mut sessions, 2, hot_loop);
+    // hot_loop's 13 input blocks from BAT (11 in its hot part, 2 in its cold
+    // fragment), counted as crate/tests/bat_profile.rs has them.
+    let blocks = vec![
+        (0x0, 64),
+        (0x17, 62),
+        (0x30, 320),
+        (0x52, 313),
+        (0x60, 27),
+        (0x80, 16),
+        (0x97, 0),
+        (0xa0, 12),
+        (0xa3, 330),
+        (0xb2, 329),
+        (0xc4, 0),
+        (0xca, 73),
+        (0xdc, 0),
+    ];
+    // cprog.bolt.bat.fdata's branches of hot_loop within it, each from the block
+    // holding it (`1 hot_loop 50 1 hot_loop 52 13 310`: 0x30 -> 0x52, 13 mispredicted).
+    let edges = vec![
+        (0x0, 0x17, 58, 0),
+        (0x17, 0x30, 62, 0),
+        (0x30, 0x52, 310, 13),
+        (0x30, 0x60, 27, 0),
+        (0x52, 0xa3, 304, 0),
+        (0x60, 0x80, 16, 0),
+        (0x60, 0xa0, 11, 0),
+        (0x80, 0xa3, 14, 0),
+        (0xa0, 0xa3, 12, 0),
+        (0xa3, 0xb2, 329, 0),
+        (0xb2, 0x30, 258, 0),
+        (0xb2, 0xca, 73, 4),
+    ];
+    assert_eq!(shape(&g), (blocks.clone(), edges.clone()));
+    assert_eq!((g.name.as_str(), g.exec_count, g.unmatched), ("hot_loop", 64, 0));
+    // The call of classify (`1 hot_loop 56 1 classify 0 0 313`), linked to its row.
+    let call = &g.blocks[3].calls[0];
+    assert_eq!(
+        (call.callee.as_str(), call.count, call.function),
+        ("classify", 313, Some(row(&mut sessions, 2, "classify")))
+    );
+    // No instructions, and the page says why.
+    assert!(g.blocks.iter().all(|b| b.code.is_empty() && b.instructions.is_none()) && g.binary.is_none());
+    assert_eq!(g.code_note.as_deref(), Some("Blocks from cprog.bolt's BAT: instructions need the input binary."));
+    // No function asked for: the hottest, as for any profile.
+    assert!(matches!(sessions.answer(2, Request::BoltCfg { function: None }), Some(Reply::BoltCfg(_))));
+
+    // perf2bolt's own fdata with the BOLTed binary: the same graph, not the BOLTed code.
+    open(&mut sessions, 3, "cprog.bolt.bat.fdata", "bolt-perf/cprog/cprog.bolt.bat.fdata");
+    assert!(matches!(sessions.answer(3, Request::Correlate { binary: 1 }), Some(Reply::Correlated { .. })));
+    let theirs_row = row(&mut sessions, 3, "hot_loop");
+    let theirs = cfg(&mut sessions, 3, theirs_row);
+    assert_eq!(shape(&theirs), (blocks, edges));
+    assert!(theirs.binary.is_none() && theirs.blocks.iter().all(|b| b.code.is_empty()));
+
+    // The input binary attached: its code, as for any fdata with its binary.
+    open(&mut sessions, 4, "cprog", "bolt-perf/cprog/cprog");
+    assert!(matches!(sessions.answer(2, Request::Correlate { binary: 4 }), Some(Reply::Correlated { .. })));
+    let g = cfg(&mut sessions, 2, hot_loop);
+    assert_eq!((g.binary.as_deref(), g.code_note.as_deref()), (Some("cprog"), None));
+    assert!(g.blocks.iter().all(|b| !b.code.is_empty()), "{:?}", g.blocks);
+    assert_eq!(g.blocks.iter().map(|b| b.exec_count).max(), Some(330));
+    // The BOLTed binary's BAT view still counts its blocks with the profile.
+    assert!(sessions.get_mut(2).unwrap().translated_profile(1));
 }
