@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the static site into dist/: the app and the worker for wasm32, through
-# wasm-bindgen and wasm-opt -Oz, with the page shell, the styles, the worker's JS and
-# the demo profile (copied from tests/corpus/).
+# wasm-bindgen and wasm-opt -Oz, with the page shell, the styles, the worker's JS,
+# the demo profile (copied from tests/corpus/) and the service worker that keeps
+# all of them for offline use. Every URL between them is relative: dist/ works
+# from any path of any static host.
 # Run scripts/setup.sh first (npm run build does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,8 +43,17 @@ cp web/style.css "$DIST/style.css"
 cp web/worker/worker.js "$DIST/worker/worker.js"
 cp "$DEMO_SRC" "$DIST/$DEMO"
 
+# The service worker precaches every file above under a cache named by their hash.
+# The page is cached as its folder's URL ./ (what a visit asks for; some hosts
+# redirect index.html to it).
+ASSETS=$(cd "$DIST" && find . -type f | LC_ALL=C sort)
+VERSION=$(cd "$DIST" && sha256sum $ASSETS | sha256sum | cut -c1-16)
+ASSET_LIST=$(sed -e 's|^\./index\.html$|./|' -e 's|.*|"&"|' <<<"$ASSETS" | paste -sd, | sed 's/,/, /g')
+sed -e "s|{{version}}|$VERSION|" -e "s|{{assets}}|[$ASSET_LIST]|" web/sw.js >"$DIST/sw.js"
+
 echo
 echo "wasm sizes (raw, gzip -9):"
 for wasm in "$DIST/pkg/pgolens_web_bg.wasm" "$DIST/worker/pgolens_worker_bg.wasm"; do
   printf '  %-40s %8d bytes  %8d bytes gzip\n' "${wasm#"$DIST"/}" "$(stat -c %s "$wasm")" "$(gzip -9c "$wasm" | wc -c)"
 done
+echo "offline cache: version $VERSION, $(wc -l <<<"$ASSETS") files"

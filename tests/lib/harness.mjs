@@ -22,14 +22,21 @@ const TYPES = {
   '.json': 'application/json',
 };
 
-/** Serves `root` on 127.0.0.1 at a free port. Resolves to { url, close }. */
-export async function serve(root = dist) {
+/**
+ * Serves `root` on 127.0.0.1 at a free port, under the path `prefix` (anything else
+ * is 404). Resolves to { url, close }.
+ */
+export async function serve(root = dist, { prefix = '/' } = {}) {
   await stat(path.join(root, 'index.html')).catch(() => {
     throw new Error(`${root}/index.html missing: run \`npm run build\` first`);
   });
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
-    let file = path.normalize(path.join(root, decodeURIComponent(url.pathname)));
+    if (!url.pathname.startsWith(prefix)) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    let file = path.normalize(path.join(root, decodeURIComponent(url.pathname.slice(prefix.length))));
     if (!file.startsWith(root)) {
       res.writeHead(403).end();
       return;
@@ -50,7 +57,7 @@ export async function serve(root = dist) {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}${prefix}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections?.();
