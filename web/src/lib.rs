@@ -7,10 +7,12 @@
 //! - [`app`]: the documents and the reducer that routes (plain Rust, tested natively);
 //! - [`views`]: one folder per view, its state, messages and components;
 //! - [`layout`]: virtual-list geometry (plain Rust, tested natively);
+//! - [`embed`]: files sent by a page that frames or opened this one (`postMessage`);
 //! - `bridge`: the worker and its messages (browser only);
 //! - `components`: the page's frame: app, file list, status, tabs (browser only).
 
 pub mod app;
+pub mod embed;
 pub mod layout;
 pub mod views;
 

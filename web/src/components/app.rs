@@ -1,5 +1,6 @@
 //! The app: owns the state (one reducer) and the decoding worker, opens files from
-//! drops and the file picker, and loads the embedded demo on first start.
+//! drops, the file picker and embedding pages (`crate::embed`), and loads the
+//! embedded demo on first start.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,6 +16,7 @@ use super::file_list::FileList;
 use super::status::Status;
 use crate::app::{Action, State};
 use crate::bridge::Bridge;
+use crate::embed;
 use pgolens_protocol::DocId;
 
 impl Reducible for State {
@@ -45,27 +47,37 @@ impl Opener {
         *next
     }
 
-    fn open_files(&self, files: Option<web_sys::FileList>) {
-        let Some(files) = files else { return };
+    /// Opens files as a drop of them does: each handed to the worker, and shown
+    /// is `files[shown]`. Returns the names handed over.
+    fn open_files(&self, files: Vec<web_sys::File>, shown: usize) -> Vec<String> {
         let bridge = self.bridge.borrow();
-        let Some(bridge) = bridge.as_ref() else { return };
-        for i in 0..files.length() {
-            let Some(file) = files.get(i) else { continue };
+        let Some(bridge) = bridge.as_ref() else { return Vec::new() };
+        let mut opened = Vec::new();
+        for (i, file) in files.iter().enumerate() {
             let id = self.next_id();
             let name = file.name();
-            match bridge.open_file(id, &file) {
+            let select = i == shown;
+            match bridge.open_file(id, file) {
                 Ok(()) => {
                     let size = file.size() as u64;
-                    self.dispatch.dispatch(Action::Add { id, name, size, demo: false, select: i == 0 });
+                    self.dispatch.dispatch(Action::Add { id, name: name.clone(), size, demo: false, select });
+                    opened.push(name);
                 }
                 Err(e) => {
-                    self.dispatch.dispatch(Action::Add { id, name, size: 0, demo: false, select: i == 0 });
+                    self.dispatch.dispatch(Action::Add { id, name, size: 0, demo: false, select });
                     let message =
                         e.as_string().unwrap_or_else(|| String::from("could not hand the file to the worker"));
                     self.dispatch.dispatch(Action::OpenFailed { doc: id, message });
                 }
             }
         }
+        opened
+    }
+
+    /// The files of a drop or of the file picker, shown from the first.
+    fn open_list(&self, files: Option<web_sys::FileList>) {
+        let Some(files) = files else { return };
+        self.open_files((0..files.length()).filter_map(|i| files.get(i)).collect(), 0);
     }
 
     /// Fetches the demo profile shipped with the page and transfers it to the worker.
@@ -131,8 +143,20 @@ pub fn App() -> Html {
                     }
                 });
             }
+            // Files from an embedding page: it is told the page is ready once the worker is.
+            let embedded = opener.clone();
+            let stop_embed = opener
+                .bridge
+                .borrow()
+                .is_some()
+                .then(|| embed::install(move |files, shown| embedded.open_files(files, shown)));
             let bridge = opener.bridge.clone();
-            move || drop(bridge.borrow_mut().take())
+            move || {
+                if let Some(stop) = stop_embed {
+                    stop();
+                }
+                drop(bridge.borrow_mut().take())
+            }
         });
     }
 
@@ -178,7 +202,7 @@ pub fn App() -> Html {
             let drop_ = listen("drop", move |e: DragEvent| {
                 e.prevent_default();
                 dragging.set(false);
-                opener.open_files(e.data_transfer().and_then(|dt| dt.files()));
+                opener.open_list(e.data_transfer().and_then(|dt| dt.files()));
             });
             move || {
                 over();
@@ -193,7 +217,7 @@ pub fn App() -> Html {
         let opener = opener.clone();
         Callback::from(move |e: Event| {
             if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
-                opener.open_files(input.files());
+                opener.open_list(input.files());
                 // Picking the same file again is a new open.
                 input.set_value("");
             }
