@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the static site into dist/: the app and the worker for wasm32, through
-# wasm-bindgen and wasm-opt -Oz, with the page shell, the styles, the worker's JS,
-# the demo profile (copied from tests/corpus/) and the service worker that keeps
-# all of them for offline use. Every URL between them is relative: dist/ works
-# from any path of any static host.
+# wasm-bindgen and wasm-opt -Oz, with the page shell and its boot script, the
+# styles, the worker's JS, the demo profile (copied from tests/corpus/) and the
+# service worker that keeps all of them for offline use. Every URL between them
+# is relative: dist/ works from any path of any static host.
 # Run scripts/setup.sh first (npm run build does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +40,7 @@ done
 
 sed "s|{{demo}}|$DEMO|" index.html >"$DIST/index.html"
 cp web/style.css "$DIST/style.css"
+cp web/boot.js "$DIST/boot.js"
 cp web/worker/worker.js "$DIST/worker/worker.js"
 cp "$DEMO_SRC" "$DIST/$DEMO"
 

@@ -24,13 +24,15 @@ const TYPES = {
 
 /**
  * Serves `root` on 127.0.0.1 at a free port, under the path `prefix` (anything else
- * is 404). Resolves to { url, close }.
+ * is 404); `onRequest(url)` hears of every request that reaches it. Resolves to
+ * { url, close }.
  */
-export async function serve(root = dist, { prefix = '/' } = {}) {
+export async function serve(root = dist, { prefix = '/', onRequest } = {}) {
   await stat(path.join(root, 'index.html')).catch(() => {
     throw new Error(`${root}/index.html missing: run \`npm run build\` first`);
   });
   const server = createServer(async (req, res) => {
+    onRequest?.(req.url);
     const url = new URL(req.url, 'http://localhost');
     if (!url.pathname.startsWith(prefix)) {
       res.writeHead(404).end('not found');
