@@ -40,8 +40,7 @@ pub struct BoltView {
     /// The open BOLTed binary (ELF with BAT) whose BAT translated this profile to
     /// the input binary: its BAT view counts its blocks with it.
     pub translated_with: Option<DocId>,
-    sorted: Option<(Column, bool, Vec<u32>)>,
-    filtered: Option<(Column, bool, String, Vec<u32>)>,
+    order: tables::RowOrder<Column>,
     /// Row ids by raw function name, for calls to link to their callees.
     by_name: Option<BTreeMap<String, u32>>,
     /// The record table order last asked for.
@@ -73,8 +72,7 @@ impl BoltView {
             binary: None,
             translated_yaml: None,
             translated_with: None,
-            sorted: None,
-            filtered: None,
+            order: tables::RowOrder::default(),
             by_name: None,
             record_order: None,
         }
@@ -90,8 +88,7 @@ impl BoltView {
             binary: None,
             translated_yaml: None,
             translated_with: None,
-            sorted: None,
-            filtered: None,
+            order: tables::RowOrder::default(),
             by_name: None,
             record_order: None,
         })
@@ -102,24 +99,21 @@ impl BoltView {
         self.fdata.as_ref()
     }
 
-    fn order(&mut self, column: Column, descending: bool, filter: &str) -> &[u32] {
-        let fresh = |f: &Option<(Column, bool, String, Vec<u32>)>| matches!(f, Some((c, d, text, _)) if *c == column && *d == descending && text == filter);
-        if !fresh(&self.filtered) {
-            if !matches!(&self.sorted, Some((c, d, _)) if *c == column && *d == descending) {
-                self.sorted = Some((column, descending, self.rows.sorted(column, descending)));
-            }
-            let sorted = self.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
-            let order = self.rows.filter(sorted, filter);
-            self.filtered = Some((column, descending, String::from(filter), order));
-        }
-        self.filtered.as_ref().map(|(_, _, _, o)| o.as_slice()).unwrap_or_default()
-    }
-
     /// A page of the function table.
     pub fn table(&mut self, query: TableQuery, start: u64, count: u64) -> Result<TablePage, Failure> {
         let column =
             Column::from_id(&query.column).ok_or_else(|| fail(alloc::format!("no column {:?}", query.column)))?;
-        let order = self.order(column, query.descending, &query.filter).to_vec();
+        let order = self
+            .order
+            .get(
+                &mut self.rows,
+                column,
+                query.descending,
+                &query.filter,
+                |r, c, d| r.sorted(c, d),
+                |r, o, f| r.filter(o, f),
+            )
+            .to_vec();
         let rows = &self.rows;
         let has_blocks = rows.rows.iter().any(|r| r.numbers.blocks.is_some());
         let shown: Vec<Column> =

@@ -30,8 +30,7 @@ use crate::tables;
 pub struct SampleView {
     profile: Profile,
     table: SampleTable,
-    sorted: Option<(Column, bool, Vec<u32>)>,
-    filtered: Option<(Column, bool, String, Vec<u32>)>,
+    order: tables::RowOrder<Column>,
     /// Computed on the first request.
     summary: Option<Summary>,
     /// The profile symbol list's names, and the order last asked for.
@@ -55,7 +54,7 @@ impl SampleView {
             }
             Symbols { names, filtered: None }
         });
-        SampleView { profile, table, sorted: None, filtered: None, summary: None, symbols, frames: None }
+        SampleView { profile, table, order: tables::RowOrder::default(), summary: None, symbols, frames: None }
     }
 
     pub fn profile(&self) -> &Profile {
@@ -79,19 +78,6 @@ impl SampleView {
         }
     }
 
-    /// Makes `filtered` the row ids under `column`/`descending` whose names contain `filter`.
-    fn order(&mut self, column: Column, descending: bool, filter: &str) {
-        let fresh = |f: &Option<(Column, bool, String, Vec<u32>)>| matches!(f, Some((c, d, text, _)) if *c == column && *d == descending && text == filter);
-        if !fresh(&self.filtered) {
-            if !matches!(&self.sorted, Some((c, d, _)) if *c == column && *d == descending) {
-                self.sorted = Some((column, descending, self.table.sorted(column, descending)));
-            }
-            let sorted = self.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
-            let order = self.table.filter(sorted, filter);
-            self.filtered = Some((column, descending, String::from(filter), order));
-        }
-    }
-
     /// A page of the function table (`query` resolved).
     pub fn table(&mut self, query: TableQuery, start: u64, count: u64) -> Result<TablePage, Failure> {
         let column = Column::from_id(&query.column)
@@ -101,9 +87,15 @@ impl SampleView {
         let weight = self.table.weight();
         let shown = self.table.columns();
         let columns = tables::sample_columns(&shown);
-        self.order(column, query.descending, &query.filter);
-        let order = self.filtered.as_ref().map(|(_, _, _, o)| o.as_slice()).unwrap_or_default();
         let table = &mut self.table;
+        let order = self.order.get(
+            table,
+            column,
+            query.descending,
+            &query.filter,
+            |t, c, d| t.sorted(c, d),
+            |t, o, f| t.filter(o, f),
+        );
         Ok(tables::page(query, columns, total, Some(weight), order, start, count, |&id| {
             table.row(id).map(|row| tables::sample_row(&row, &shown))
         }))

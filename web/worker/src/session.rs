@@ -163,8 +163,7 @@ struct Views {
     summaries: Option<(Summary, Option<Summary>)>,
     /// Target names, built on the first detail asked for.
     names: Option<Names>,
-    sorted: Option<(Column, bool, Vec<u32>)>,
-    filtered: Option<(Column, bool, String, Vec<u32>)>,
+    order: tables::RowOrder<Column>,
 }
 
 impl Views {
@@ -172,21 +171,7 @@ impl Views {
     fn instrprof(data: &[u8], binary: Option<&[u8]>) -> Result<Views, Failure> {
         let profile = instrprof::decode(data, binary).map_err(failure)?;
         let table = adapter::function_table(&profile);
-        Ok(Views { profile, table, summaries: None, names: None, sorted: None, filtered: None })
-    }
-
-    /// The row ids under `column`/`descending` whose names contain `filter`.
-    fn order(&mut self, column: Column, descending: bool, filter: &str) -> &[u32] {
-        let fresh = |f: &Option<(Column, bool, String, Vec<u32>)>| matches!(f, Some((c, d, text, _)) if *c == column && *d == descending && text == filter);
-        if !fresh(&self.filtered) {
-            if !matches!(&self.sorted, Some((c, d, _)) if *c == column && *d == descending) {
-                self.sorted = Some((column, descending, self.table.sorted(column, descending)));
-            }
-            let sorted = self.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
-            let order = self.table.filter(sorted, filter);
-            self.filtered = Some((column, descending, String::from(filter), order));
-        }
-        self.filtered.as_ref().map(|(_, _, _, o)| o.as_slice()).unwrap_or_default()
+        Ok(Views { profile, table, summaries: None, names: None, order: tables::RowOrder::default() })
     }
 
     /// A page of the function table.
@@ -194,9 +179,16 @@ impl Views {
         let column =
             Column::from_id(&query.column).ok_or_else(|| fail(alloc::format!("no column {:?}", query.column)))?;
         let total = self.table.len();
-        let order = self.order(column, query.descending, &query.filter).to_vec();
         let table = &mut self.table;
-        Ok(tables::page(query, tables::function_columns(), total, None, &order, start, count, |&id| {
+        let order = self.order.get(
+            table,
+            column,
+            query.descending,
+            &query.filter,
+            |t, c, d| t.sorted(c, d),
+            |t, o, f| t.filter(o, f),
+        );
+        Ok(tables::page(query, tables::function_columns(), total, None, order, start, count, |&id| {
             table.row(id).map(|row| tables::function_row(&row))
         }))
     }

@@ -331,3 +331,45 @@ pub fn page<T>(
     let rows = items.get(from..).unwrap_or_default().iter().take(take).filter_map(row).collect();
     TablePage { query, columns, total: total as u64, matching: matching as u64, weight, start: from as u64, rows }
 }
+
+/// A function table's row order under its last query, kept between pages: the rows
+/// sorted by a column (kept while only the filter text changes), and those of them
+/// whose names hold the filter text. The instrprof, BOLT and sample function tables
+/// each keep one.
+pub struct RowOrder<C> {
+    sorted: Option<(C, bool, Vec<u32>)>,
+    filtered: Option<(C, bool, String, Vec<u32>)>,
+}
+
+impl<C> Default for RowOrder<C> {
+    fn default() -> Self {
+        RowOrder { sorted: None, filtered: None }
+    }
+}
+
+impl<C: Copy + PartialEq> RowOrder<C> {
+    /// The row ids of `table` under `column`/`descending` whose names contain `filter`:
+    /// `sort` orders all rows by a column, `keep` filters an order by name; each runs
+    /// only when its part of the query changed.
+    pub fn get<T>(
+        &mut self,
+        table: &mut T,
+        column: C,
+        descending: bool,
+        filter: &str,
+        sort: impl FnOnce(&mut T, C, bool) -> Vec<u32>,
+        keep: impl FnOnce(&mut T, &[u32], &str) -> Vec<u32>,
+    ) -> &[u32] {
+        let fresh =
+            matches!(&self.filtered, Some((c, d, text, _)) if *c == column && *d == descending && text == filter);
+        if !fresh {
+            if !matches!(&self.sorted, Some((c, d, _)) if *c == column && *d == descending) {
+                self.sorted = Some((column, descending, sort(table, column, descending)));
+            }
+            let sorted = self.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
+            let order = keep(table, sorted, filter);
+            self.filtered = Some((column, descending, String::from(filter), order));
+        }
+        self.filtered.as_ref().map(|(_, _, _, o)| o.as_slice()).unwrap_or_default()
+    }
+}
