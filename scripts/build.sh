@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 # cargo install puts binaries in $CARGO_HOME/bin (default ~/.cargo/bin).
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
-DIST=dist
+# PGOLENS_DIST: another output folder (parallel builds of one checkout).
+DIST=${PGOLENS_DIST:-dist}
 PROFILE=web
 TARGET=wasm32-unknown-unknown
 # The demo shown before any file is opened: a small, real instrumented profile.

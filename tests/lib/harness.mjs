@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const dist = path.join(repoRoot, 'dist');
+// PGOLENS_DIST: the site built elsewhere (scripts/build.sh honours it too).
+export const dist = path.resolve(repoRoot, process.env.PGOLENS_DIST ?? 'dist');
 export const corpus = path.join(repoRoot, 'tests', 'corpus');
 
 const TYPES = {

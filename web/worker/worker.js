@@ -46,13 +46,18 @@ async function open(worker, memory, header, file) {
     new Uint8Array(memory.buffer, at, chunk.length).set(chunk);
     return true;
   };
+  const fingerprint = Fingerprint.start();
   if (file instanceof ArrayBuffer) {
-    if (!write(new Uint8Array(file))) return;
+    const bytes = new Uint8Array(file);
+    await fingerprint?.update(bytes);
+    if (!write(bytes)) return;
   } else {
     const step = Math.max(PROGRESS_STEP, total / 100);
     let loaded = 0;
     let posted = 0;
     for await (const value of readChunks(file)) {
+      // Hashed first: the hash copies what it needs before the chunk is reused.
+      await fingerprint?.update(value);
       if (!write(value)) return; // closed or out of memory (the loop ends the reader)
       loaded += value.length;
       if (loaded - posted >= step) {
@@ -62,6 +67,57 @@ async function open(worker, memory, header, file) {
     }
   }
   worker.finish(doc);
+  worker.fingerprint(doc, fingerprint ? await fingerprint.finish() : '', total);
+}
+
+// A file's fingerprint, what a link names it by: SHA-256 over the SHA-256 digests of
+// its 4 MiB blocks. A hash list rather than one SHA-256, so that it is computed as
+// the file is read, by WebCrypto (native code, on the browser's own threads, while
+// wasm decodes), with a bounded number of blocks in flight. Empty where WebCrypto
+// is not offered (a page served over plain http from another machine): links then
+// match files by size only.
+class Fingerprint {
+  static BLOCK = 4 << 20;
+  // Blocks hashed at once; each holds a copy of its 4 MiB until hashed.
+  static IN_FLIGHT = 4;
+
+  static start() {
+    return self.crypto?.subtle ? new Fingerprint() : null;
+  }
+
+  constructor() {
+    this.block = new Uint8Array(Fingerprint.BLOCK);
+    this.filled = 0;
+    this.digests = [];
+  }
+
+  async update(bytes) {
+    let at = 0;
+    while (at < bytes.length) {
+      const n = Math.min(bytes.length - at, this.block.length - this.filled);
+      this.block.set(bytes.subarray(at, at + n), this.filled);
+      this.filled += n;
+      at += n;
+      if (this.filled === this.block.length) await this.flush();
+    }
+  }
+
+  async flush() {
+    // digest() copies its input before returning, so the block can be refilled.
+    this.digests.push(crypto.subtle.digest('SHA-256', this.block.subarray(0, this.filled)));
+    this.filled = 0;
+    const waiting = this.digests.length - Fingerprint.IN_FLIGHT;
+    if (waiting > 0) await this.digests[waiting - 1];
+  }
+
+  async finish() {
+    if (this.filled > 0) await this.flush();
+    const digests = await Promise.all(this.digests);
+    const list = new Uint8Array(digests.length * 32);
+    digests.forEach((d, i) => list.set(new Uint8Array(d), i * 32));
+    const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', list));
+    return Array.from(hash, (b) => b.toString(16).padStart(2, '0')).join('');
+  }
 }
 
 // The file's bytes, chunk by chunk. A BYOB reader fills one reused 4 MiB buffer, so

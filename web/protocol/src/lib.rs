@@ -50,6 +50,9 @@ pub enum Request {
     Bytes { start: u64, end: u64 },
     /// The path to the innermost dump node holding `offset`.
     PathTo { offset: u64 },
+    /// The dump node at `path` (child indices from the root), loaded down to it and
+    /// answered as a [`Reply::Path`]; a path past what the file has stops where it does.
+    Reveal { path: Vec<u32> },
     /// Rows `start..start + count` of a table under a query.
     Table { query: TableQuery, start: u64, count: u64 },
     /// The profile summary (instrprof, sample profiles).
@@ -160,6 +163,13 @@ pub enum Reply {
     Exported {
         name: String,
         bytes: Bytes,
+    },
+    /// The file's fingerprint (what a link names it by), once its bytes are hashed:
+    /// lowercase hex of SHA-256 over the SHA-256 digests of its 4 MiB blocks; and
+    /// its size (what was read: a fetched file's size is known only then).
+    Fingerprint {
+        hex: String,
+        size: u64,
     },
     /// The request (or, with no `req`, the open) failed.
     Failed(Failure),

@@ -13,11 +13,14 @@ use std::rc::Rc;
 
 use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply, ReqId, TableId, View};
 
+use link::{FileRef, Params};
+
 use crate::views::{
     bat, bolt_cfg, bolt_functions, bolt_records, dump, flame, functions, memprof, sample_functions, sample_symbols,
     stack_functions, summary, table,
 };
 
+pub mod link;
 pub mod outbox;
 
 use outbox::Outbox;
@@ -94,6 +97,9 @@ pub struct Doc {
     pub added_over: Option<DocId>,
     /// The last ELF this (correlated raw) file was offered to, so it is offered once.
     pub binary_tried: Option<DocId>,
+    /// The file's fingerprint (see [`link`]) once hashed; empty where the browser
+    /// cannot hash (no WebCrypto outside secure contexts).
+    pub fingerprint: Option<String>,
     pub dump: dump::Dump,
     pub functions: functions::Functions,
     pub profile_summary: summary::SummaryState,
@@ -122,6 +128,7 @@ impl Doc {
             notice: None,
             added_over,
             binary_tried: None,
+            fingerprint: None,
             dump: dump::Dump::default(),
             functions: functions::Functions::default(),
             profile_summary: summary::SummaryState::default(),
@@ -190,6 +197,88 @@ impl Doc {
         let shown = self.tab == View::Functions;
         self.stack_functions.refresh(&self.stacks.samples.clone(), shown, self.id, out) || asked
     }
+
+    /// How a link names this file.
+    pub fn file_ref(&self) -> link::FileRef {
+        let id = self.fingerprint.as_deref().and_then(|f| f.get(..link::ID_DIGITS)).unwrap_or_default();
+        link::FileRef { name: self.name.clone(), size: self.size, id: id.to_string() }
+    }
+
+    /// The shown view's part of a link (each view writes its own).
+    fn write_link(&self, link: &mut Params) {
+        match self.tab {
+            View::Dump => self.dump.write_link(link),
+            View::Flame => self.stacks.write_link(link),
+            View::Functions if self.has_stacks() => {
+                self.stacks.write_link(link);
+                self.stack_functions.table.write_link(link);
+            }
+            View::Functions => self.functions.table.write_link(link),
+            View::Summary => {}
+            View::MemProf => self.memprof.table.write_link(link),
+            View::BoltFunctions => self.bolt_functions.table.write_link(link),
+            View::BoltCfg => self.bolt_cfg.write_link(link),
+            View::BoltBranches => self.bolt_records.branches.write_link(link),
+            View::BoltMemory => self.bolt_records.memory.write_link(link),
+            View::BoltSamples => self.bolt_records.samples.write_link(link),
+            View::Bat => self.bat.table.write_link(link),
+            View::SampleFunctions => self.sample_functions.table.write_link(link),
+            View::SampleSymbols => self.sample_symbols.table.write_link(link),
+        }
+    }
+
+    /// Shows the link's view, its part read by that view; a selected row is
+    /// selected as a click selects it.
+    fn read_link(&mut self, link: &Params, out: &mut Outbox) {
+        let id = self.id;
+        if let Some(tab) = link.get("tab").and_then(crate::views::from_id).filter(|&t| self.offers(t)) {
+            self.tab = tab;
+        }
+        let events = flame::Stacks::events(self.summary.as_ref().and_then(|s| s.stacks.as_ref()));
+        let select = |table: &mut table::Table| table.read_link(link).map(table::Msg::Select);
+        match self.tab {
+            View::Dump => self.dump.read_link(link, id, out),
+            View::Flame => self.stacks.read_link(link, events),
+            View::Functions if self.has_stacks() => {
+                self.stacks.read_link(link, events);
+                self.stack_functions.table.selected = self.stack_functions.table.read_link(link);
+            }
+            View::Functions => {
+                if let Some(msg) = select(&mut self.functions.table) {
+                    self.functions.update(functions::Msg::Table(msg), id, out);
+                }
+            }
+            View::Summary => {}
+            View::MemProf => {
+                if let Some(msg) = select(&mut self.memprof.table) {
+                    self.memprof.update(msg, id, out);
+                }
+            }
+            View::BoltFunctions => {
+                self.bolt_functions.table.selected = self.bolt_functions.table.read_link(link);
+            }
+            View::BoltCfg => self.bolt_cfg.read_link(link),
+            View::BoltBranches => self.bolt_records.branches.selected = self.bolt_records.branches.read_link(link),
+            View::BoltMemory => self.bolt_records.memory.selected = self.bolt_records.memory.read_link(link),
+            View::BoltSamples => self.bolt_records.samples.selected = self.bolt_records.samples.read_link(link),
+            View::Bat => {
+                if let Some(msg) = select(&mut self.bat.table) {
+                    self.bat.update(msg, id, out);
+                }
+            }
+            View::SampleFunctions => {
+                if let Some(msg) = select(&mut self.sample_functions.table) {
+                    let names = self.stacks.names.clone();
+                    self.sample_functions.update(sample_functions::Msg::Table(msg), id, names, out);
+                }
+            }
+            View::SampleSymbols => self.sample_symbols.table.selected = self.sample_symbols.table.read_link(link),
+        }
+        self.enter_tab(out);
+        if self.has_stacks() && matches!(self.tab, View::Flame | View::Functions) {
+            self.refresh_stacks(out);
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -233,6 +322,21 @@ pub enum Action {
     /// What the user does in a sample profile's Functions tab.
     SampleFunctions(sample_functions::Msg),
     SampleSymbols(table::Msg),
+    /// Show what a link says (a reload, back or forward, a shared link): at once if
+    /// its files are open, else once they are.
+    Restore(Params),
+    /// Stop waiting for a link's files.
+    ForgetLink,
+}
+
+/// A link waiting for its files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Restoring {
+    pub link: Params,
+    /// Its files not open (or not yet read and hashed), in the link's order.
+    pub missing: Vec<FileRef>,
+    /// Open files that have a missing file's name and size but not its fingerprint.
+    pub impostors: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -242,6 +346,8 @@ pub struct State {
     pub outbox: Outbox,
     /// The view last chosen for each format: a file of the same format opens on it.
     chosen: BTreeMap<String, View>,
+    /// A link whose files are not all open yet.
+    pub restoring: Option<Restoring>,
 }
 
 impl State {
@@ -353,6 +459,13 @@ impl State {
                 doc.sample_functions.update(msg, doc.id, names, out)
             }),
             Action::SampleSymbols(msg) => self.with_current(|doc, out| doc.sample_symbols.update(msg, doc.id, out)),
+            Action::Restore(link) => {
+                let missing = link.all("file").filter_map(FileRef::parse).collect();
+                self.restoring = Some(Restoring { link, missing, impostors: Vec::new() });
+                self.try_restore();
+                true
+            }
+            Action::ForgetLink => self.restoring.take().is_some(),
             Action::BoltRecords(table, msg) => {
                 self.with_current(|doc, out| doc.bolt_records.update(table, msg, doc.id, out))
             }
@@ -376,6 +489,79 @@ impl State {
                 changed
             }),
         }
+    }
+
+    /// The link to what is on screen: the open files, the shown one, its view and
+    /// that view's part; while a link waits for its files, that link.
+    pub fn link(&self) -> Params {
+        if let Some(restoring) = &self.restoring {
+            return restoring.link.clone();
+        }
+        let mut link = Params::default();
+        let linked = self.linked_docs();
+        for doc in &linked {
+            link.push("file", doc.file_ref().value());
+        }
+        let Some(doc) = self.current_doc() else { return link };
+        if let Some(index) = linked.iter().position(|d| d.id == doc.id) {
+            link.push("doc", index.to_string());
+        }
+        if doc.phase == Phase::Ready {
+            link.push("tab", crate::views::id(doc.tab));
+            doc.write_link(&mut link);
+        }
+        link
+    }
+
+    /// The documents a link names, in its order: all but those that failed.
+    pub fn linked_docs(&self) -> Vec<&Doc> {
+        self.docs.iter().map(Rc::as_ref).filter(|d| !matches!(d.phase, Phase::Failed(_))).collect()
+    }
+
+    /// Shows the waiting link once every file it names is open, read and hashed:
+    /// each is matched to an open file of the same size and fingerprint (the same
+    /// name preferred), and those still missing are listed for the page to ask for.
+    fn try_restore(&mut self) {
+        let Some(restoring) = &self.restoring else { return };
+        let mut used: Vec<DocId> = Vec::new();
+        let mut missing = Vec::new();
+        let mut impostors = Vec::new();
+        for file in restoring.link.all("file").filter_map(FileRef::parse) {
+            let hashed = |d: &&Rc<Doc>| d.phase == Phase::Ready && d.fingerprint.is_some() && !used.contains(&d.id);
+            let same = |d: &&Rc<Doc>| file.matches(d.size, d.fingerprint.as_deref().filter(|f| !f.is_empty()));
+            let found = self.docs.iter().filter(hashed).filter(same).max_by_key(|d| d.name == file.name);
+            match found {
+                Some(doc) => used.push(doc.id),
+                None => {
+                    // Decoded or not: a damaged copy is the likeliest impostor.
+                    let impostor = self.docs.iter().find(|d| {
+                        d.name == file.name
+                            && d.size == file.size
+                            && d.fingerprint.as_deref().is_some_and(|f| !f.is_empty())
+                    });
+                    if let Some(doc) = impostor {
+                        impostors.push(doc.name.clone());
+                    }
+                    missing.push(file);
+                }
+            }
+        }
+        if !missing.is_empty() {
+            if let Some(r) = self.restoring.as_mut() {
+                r.missing = missing;
+                r.impostors = impostors;
+            }
+            return;
+        }
+        let Some(restoring) = self.restoring.take() else { return };
+        let link = restoring.link;
+        let shown = link.number::<usize>("doc").and_then(|i| used.get(i)).or(used.first()).copied();
+        let Some(shown) = shown else { return };
+        self.current = Some(shown);
+        self.with_doc(shown, |doc, out| {
+            doc.read_link(&link, out);
+            true
+        });
     }
 
     /// Shows the view last chosen for the format of `id`, if it offers it.
@@ -410,6 +596,16 @@ impl State {
                     true
                 });
                 self.opened(doc);
+                self.try_restore();
+                changed
+            }
+            Reply::Fingerprint { hex, size } => {
+                let changed = self.with_doc(doc, |d, _| {
+                    d.fingerprint = Some(hex);
+                    d.size = size;
+                    true
+                });
+                self.try_restore();
                 changed
             }
             Reply::Failed(failure) => match req {

@@ -2,18 +2,19 @@
 //! drops, the file picker and embedding pages (`crate::embed`), and loads the
 //! embedded demo on first start.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, HtmlInputElement};
 use yew::prelude::*;
 
 use super::doc_view::DocView;
 use super::file_list::FileList;
+use super::opener::Opener;
 use super::status::Status;
+use super::{remote, share};
+use crate::app::link::{self, Params};
 use crate::app::{Action, State};
 use crate::bridge::Bridge;
 use crate::embed;
@@ -32,68 +33,32 @@ impl Reducible for State {
     }
 }
 
-/// Everything the app needs to open a file: the worker, and the next document number.
-#[derive(Clone)]
-struct Opener {
-    bridge: Rc<RefCell<Option<Bridge>>>,
-    next_id: Rc<RefCell<DocId>>,
-    dispatch: UseReducerDispatcher<State>,
+/// The link the page was opened with (its fragment).
+fn current_link() -> Params {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    Params::parse(&hash)
 }
 
-impl Opener {
-    fn next_id(&self) -> DocId {
-        let mut next = self.next_id.borrow_mut();
-        *next = next.wrapping_add(1);
-        *next
+/// Puts `fragment` in the URL, as a new history entry when it is a step from the
+/// one there ([`link::is_step`]), else in place of it.
+fn write_link(fragment: &str) {
+    let Some(window) = web_sys::window() else { return };
+    let location = window.location();
+    let old = location.hash().unwrap_or_default();
+    let old = old.strip_prefix('#').unwrap_or(&old);
+    if old == fragment {
+        return;
     }
-
-    /// Opens files as a drop of them does: each handed to the worker, and shown
-    /// is `files[shown]`. Returns the names handed over.
-    fn open_files(&self, files: Vec<web_sys::File>, shown: usize) -> Vec<String> {
-        let bridge = self.bridge.borrow();
-        let Some(bridge) = bridge.as_ref() else { return Vec::new() };
-        let mut opened = Vec::new();
-        for (i, file) in files.iter().enumerate() {
-            let id = self.next_id();
-            let name = file.name();
-            let select = i == shown;
-            match bridge.open_file(id, file) {
-                Ok(()) => {
-                    let size = file.size() as u64;
-                    self.dispatch.dispatch(Action::Add { id, name: name.clone(), size, demo: false, select });
-                    opened.push(name);
-                }
-                Err(e) => {
-                    self.dispatch.dispatch(Action::Add { id, name, size: 0, demo: false, select });
-                    let message =
-                        e.as_string().unwrap_or_else(|| String::from("could not hand the file to the worker"));
-                    self.dispatch.dispatch(Action::OpenFailed { doc: id, message });
-                }
-            }
-        }
-        opened
-    }
-
-    /// The files of a drop or of the file picker, shown from the first.
-    fn open_list(&self, files: Option<web_sys::FileList>) {
-        let Some(files) = files else { return };
-        self.open_files((0..files.length()).filter_map(|i| files.get(i)).collect(), 0);
-    }
-
-    /// Fetches the demo profile shipped with the page and transfers it to the worker.
-    async fn open_demo(self, url: String) -> Result<(), JsValue> {
-        let window = web_sys::window().ok_or("no window")?;
-        let response: web_sys::Response = JsFuture::from(window.fetch_with_str(&url)).await?.dyn_into()?;
-        if !response.ok() {
-            return Err(format!("{url}: HTTP {}", response.status()).into());
-        }
-        let buffer: js_sys::ArrayBuffer = JsFuture::from(response.array_buffer()?).await?.dyn_into()?;
-        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
-        let id = self.next_id();
-        let size = u64::from(buffer.byte_length());
-        self.bridge.borrow().as_ref().ok_or("no worker")?.open_buffer(id, &name, &buffer)?;
-        self.dispatch.dispatch(Action::Add { id, name, size, demo: true, select: false });
-        Ok(())
+    let Ok(history) = window.history() else { return };
+    let url = format!("#{fragment}");
+    let step = !old.is_empty() && link::is_step(&Params::parse(old), &Params::parse(fragment));
+    let written = if step {
+        history.push_state_with_url(&JsValue::NULL, "", Some(&url))
+    } else {
+        history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+    };
+    if let Err(e) = written {
+        web_sys::console::warn_2(&"pgolens: cannot write the view into the URL".into(), &e);
     }
 }
 
@@ -124,7 +89,8 @@ pub fn App() -> Html {
     let bridge = use_mut_ref(|| None::<Bridge>);
     let next_id = use_mut_ref(|| 0 as DocId);
     let dragging = use_state_eq(|| false);
-    let opener = Opener { bridge: bridge.clone(), next_id, dispatch: state.dispatcher() };
+    let blobs = use_mut_ref(Default::default);
+    let opener = Opener { bridge: bridge.clone(), next_id, blobs, dispatch: state.dispatcher() };
 
     // The worker, and the demo, once.
     {
@@ -135,7 +101,21 @@ pub fn App() -> Html {
                 Ok(b) => *opener.bridge.borrow_mut() = Some(b),
                 Err(e) => web_sys::console::error_2(&"pgolens: cannot start the decoding worker".into(), &e),
             }
-            if let Some(url) = demo_url() {
+            // What the page opens first: the files a self-contained page or a link
+            // carries, else those a link names, else the demo. A link's view is
+            // shown once the files it names are open.
+            let link = current_link();
+            if link.get("file").is_some() {
+                opener.dispatch.dispatch(Action::Restore(link.clone()));
+            }
+            let carried = share::carried_files();
+            let urls: Vec<String> = link.all("url").map(String::from).collect();
+            if !carried.is_empty() {
+                opener.open_files(carried, 0);
+            } else if share::open_inline(&opener, &link) {
+            } else if !urls.is_empty() {
+                remote::open_urls(&opener, urls);
+            } else if let Some(url) = demo_url() {
                 let demo = opener.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     if let Err(e) = demo.open_demo(url).await {
@@ -173,6 +153,38 @@ pub fn App() -> Html {
                     }
                 }
                 dispatch.dispatch(Action::Posted(last.req));
+            }
+        });
+    }
+
+    // A closed document's handle goes (and, for a fetch, its download).
+    {
+        let opener = opener.clone();
+        let open: Vec<DocId> = state.docs.iter().map(|d| d.id).collect();
+        use_effect_with(open, move |open| opener.forget_closed(open));
+    }
+
+    // The view goes into the URL: a selection is a step of the history, the rest
+    // replaces the current entry; back and forward (and an edited fragment) show
+    // what the URL says.
+    {
+        let fragment = state.link().fragment();
+        use_effect_with(fragment, move |fragment| write_link(fragment));
+    }
+    {
+        let dispatch = state.dispatcher();
+        use_effect_with((), move |()| {
+            let closure = Closure::<dyn FnMut(web_sys::PopStateEvent)>::new(move |_| {
+                dispatch.dispatch(Action::Restore(current_link()));
+            });
+            let window = web_sys::window();
+            if let Some(w) = &window {
+                let _ = w.add_event_listener_with_callback("popstate", closure.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = &window {
+                    let _ = w.remove_event_listener_with_callback("popstate", closure.as_ref().unchecked_ref());
+                }
             }
         });
     }
@@ -244,6 +256,9 @@ pub fn App() -> Html {
             <div class="workspace">
                 <FileList docs={state.docs.clone()} current={state.current} dispatch={dispatch.clone()} />
                 <main class="doc">
+                    if let Some(restoring) = &state.restoring {
+                        <LinkWaiting restoring={restoring.clone()} dispatch={dispatch.clone()} />
+                    }
                     <Status doc={current.clone()} />
                     {
                         match current {
@@ -261,6 +276,41 @@ pub fn App() -> Html {
             if *dragging {
                 <div class="drop-overlay" aria-hidden="true"><div>{"Drop profile files to open them"}</div></div>
             }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LinkWaitingProps {
+    restoring: crate::app::Restoring,
+    dispatch: Callback<Action>,
+}
+
+/// What a link shows once its files are here: which ones to drop.
+#[function_component]
+fn LinkWaiting(props: &LinkWaitingProps) -> Html {
+    let forget = props.dispatch.reform(|_| Action::ForgetLink);
+    let missing = &props.restoring.missing;
+    html! {
+        <div class="link-waiting" aria-live="polite">
+            <p>
+                {"This link shows "}
+                {if missing.len() == 1 { "a file that is not open here" } else { "files that are not open here" }}
+                {": drop "}{if missing.len() == 1 { "it" } else { "them" }}{" on the page (each is checked by its size and fingerprint)."}
+            </p>
+            <ul>
+                { for missing.iter().map(|f| html! {
+                    <li>
+                        <strong class="name">{&f.name}</strong>
+                        {format!(" — {} ({} bytes)", super::status::bytes(f.size), f.size)}
+                        if !f.id.is_empty() { <span class="muted">{format!(" (fingerprint {}…)", f.id)}</span> }
+                    </li>
+                }) }
+            </ul>
+            { for props.restoring.impostors.iter().map(|name| html! {
+                <p class="error">{format!("{name} has the linked name and size, but not its fingerprint: it is another file.")}</p>
+            }) }
+            <button class="link-button" onclick={forget}>{"Show what is open instead"}</button>
         </div>
     }
 }

@@ -48,7 +48,29 @@ pub fn title_among(view: View, tabs: &[View]) -> &'static str {
     }
 }
 
-/// A view's id in the page (tab and panel element ids).
+/// Every view, in no particular order.
+pub const ALL: [View; 13] = [
+    View::Dump,
+    View::Flame,
+    View::Functions,
+    View::Summary,
+    View::MemProf,
+    View::BoltFunctions,
+    View::BoltCfg,
+    View::BoltBranches,
+    View::BoltMemory,
+    View::BoltSamples,
+    View::Bat,
+    View::SampleFunctions,
+    View::SampleSymbols,
+];
+
+/// The view with this [`id`] (a link's `tab`).
+pub fn from_id(text: &str) -> Option<View> {
+    ALL.into_iter().find(|&v| id(v) == text)
+}
+
+/// A view's id in the page (tab and panel element ids, a link's `tab`).
 pub fn id(view: View) -> &'static str {
     match view {
         View::Dump => "dump",
@@ -64,5 +86,18 @@ pub fn id(view: View) -> &'static str {
         View::Bat => "bat",
         View::SampleFunctions => "sample-functions",
         View::SampleSymbols => "sample-symbols",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_view_is_found_by_its_id() {
+        for view in ALL {
+            assert_eq!(from_id(id(view)), Some(view));
+        }
+        assert_eq!(from_id("nope"), None);
     }
 }

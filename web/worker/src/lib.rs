@@ -104,6 +104,10 @@ impl Sessions {
                 let (path, levels) = s.path_to(offset)?;
                 Reply::Path { offset, path, levels }
             }
+            Request::Reveal { path } => {
+                let (offset, (path, levels)) = s.reveal(&path)?;
+                Reply::Path { offset, path, levels }
+            }
             Request::Table { query, start, count } => Reply::Table(s.table(&query, start, count)?),
             Request::Summary => {
                 let (summary, cs_summary) = s.summary()?;
@@ -262,6 +266,11 @@ mod wasm {
                     fail_open(doc, e);
                 }
             }
+        }
+
+        /// Posts `doc`'s fingerprint, hashed by the JS glue as it read the file.
+        pub fn fingerprint(&self, doc: DocId, hex: String, size: f64) {
+            post(&message(doc, None, Reply::Fingerprint { hex, size: offset(size) }));
         }
 
         /// Forgets `doc` (a read cancelled because the page closed it).

@@ -66,6 +66,9 @@ pub fn fail(message: impl Into<String>) -> Failure {
     Failure::new(message)
 }
 
+/// A path of child indices through a dump, and the children of each node on it.
+pub type PathLevels = (Vec<u32>, Vec<Vec<NodeInfo>>);
+
 pub struct Session {
     name: String,
     /// The file as read so far; moved into `decoded` by `finish`.
@@ -850,7 +853,7 @@ impl Session {
 
     /// The path to the innermost node containing `offset`, expanding deferred nodes on
     /// the way, with the children of every node it passes through (the root's first).
-    pub fn path_to(&mut self, offset: u64) -> Result<(Vec<u32>, Vec<Vec<NodeInfo>>), Failure> {
+    pub fn path_to(&mut self, offset: u64) -> Result<PathLevels, Failure> {
         let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let mut path = Vec::new();
         let mut levels = Vec::new();
@@ -871,6 +874,28 @@ impl Session {
             }
         }
         Ok((path, levels))
+    }
+
+    /// The start of the dump node at `path`, the part of `path` the file has, and
+    /// the children of each node on the way (as [`Session::path_to`] answers).
+    pub fn reveal(&mut self, path: &[u32]) -> Result<(u64, PathLevels), Failure> {
+        let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        let mut found = Vec::new();
+        let mut levels = Vec::new();
+        let mut node = root;
+        for &i in path {
+            expand(data, detection, node)?;
+            let kids = children(node);
+            match node.children.get_mut(i as usize) {
+                Some(child) => {
+                    found.push(i);
+                    levels.push(kids);
+                    node = child;
+                }
+                None => break,
+            }
+        }
+        Ok((node.start, (found, levels)))
     }
 
     /// The decoded bytes in `start..end`, clipped to the content and to [`MAX_WINDOW`].

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use pgolens_protocol::{CfgGraph, DocId, ReqId, Request};
 
+use crate::app::link::Params;
 use crate::app::outbox::Outbox;
 
 #[cfg(target_arch = "wasm32")]
@@ -125,9 +126,35 @@ pub struct BoltCfg {
     pub matches: Rc<Vec<u32>>,
     /// Functions shown before, most recent last.
     pub history: Vec<u32>,
+    /// A link's selected block, waiting for the graph.
+    pub linked_block: Option<u32>,
 }
 
 impl BoltCfg {
+    /// The graph's part of a link: `function` (the function table's row id) and
+    /// `block` (the selected block's index).
+    pub fn write_link(&self, link: &mut Params) {
+        if let Some(function) = self.function {
+            link.push("function", function.to_string());
+        }
+        if let Some(block) = self.linked_block.or(self.selected) {
+            link.push("block", block.to_string());
+        }
+    }
+
+    /// Takes a link's function and block: entering the tab asks for them.
+    pub fn read_link(&mut self, link: &Params) {
+        let function = link.number("function");
+        if function != self.function || self.graph.is_none() {
+            *self = BoltCfg { function, view: self.view, ..BoltCfg::default() };
+            self.linked_block = link.number("block");
+        } else {
+            self.selected = link
+                .number::<u32>("block")
+                .filter(|&b| self.graph.as_ref().is_some_and(|g| (b as usize) < g.blocks.len()));
+        }
+    }
+
     /// Entering the tab: the chosen function, or the hottest, is asked for once.
     pub fn enter(&mut self, doc: DocId, out: &mut Outbox) {
         if self.graph.is_none() && self.pending.is_none() && self.error.is_none() {
@@ -229,8 +256,9 @@ impl BoltCfg {
         self.pending = None;
         self.function = Some(graph.function);
         self.matches = Rc::new(matching(&graph, &self.search));
+        let linked = self.linked_block.take().filter(|&b| (b as usize) < graph.blocks.len());
         self.graph = Some(Rc::new(graph));
-        self.selected = None;
+        self.selected = linked;
         self.came_from = None;
         self.camera = None;
         self.fit_if_new();

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use pgolens_protocol::{DocId, NodeInfo, Reply, ReqId, Request};
 
+use crate::app::link::Params;
 use crate::app::outbox::Outbox;
 
 #[cfg(target_arch = "wasm32")]
@@ -215,6 +216,8 @@ pub struct Dump {
     pub tree_focus: u64,
     /// Size of the decoded content (what the hex pane shows).
     pub size: u64,
+    /// A link's selected node, asked for and not yet revealed.
+    pub linked: Option<Vec<u32>>,
 }
 
 impl Dump {
@@ -227,6 +230,34 @@ impl Dump {
     pub fn selection(&self) -> Option<(u64, u64)> {
         let node = self.tree.node(self.selected?)?;
         Some((node.info.start, node.info.end))
+    }
+
+    /// The dump's part of a link: `node`, the selected node's path (child indices
+    /// from the root, dot-separated), when it is not the root.
+    pub fn write_link(&self, link: &mut Params) {
+        let path = match &self.linked {
+            Some(path) => path.clone(),
+            None => self.selected.map(|id| self.tree.path(id)).unwrap_or_default(),
+        };
+        if !path.is_empty() {
+            let path: Vec<String> = path.iter().map(u32::to_string).collect();
+            link.push("node", path.join("."));
+        }
+    }
+
+    /// Asks for a link's node (loaded down to it, then selected).
+    pub fn read_link(&mut self, link: &Params, doc: DocId, out: &mut Outbox) {
+        let path: Option<Vec<u32>> = link.get("node").and_then(|p| p.split('.').map(|i| i.parse().ok()).collect());
+        match path.filter(|p| !p.is_empty()) {
+            Some(path) => {
+                out.send(doc, Request::Reveal { path: path.clone() });
+                self.linked = Some(path);
+            }
+            None => {
+                self.linked = None;
+                self.selected = Some(0);
+            }
+        }
     }
 
     pub fn update(&mut self, msg: Msg, doc: DocId, out: &mut Outbox) -> bool {
@@ -285,7 +316,9 @@ impl Dump {
                 }
                 tree.flatten();
                 self.selected = Some(id);
+                self.linked = None;
                 self.tree_focus = self.tree_focus.wrapping_add(1);
+                self.hex_focus = self.hex_focus.wrapping_add(1);
                 true
             }
             Reply::Bytes { start, bytes } => {

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use pgolens::layout::flame::Flame;
 use pgolens_protocol::{DocId, FlameLayout, Reply, Request, SampleFilter, StacksInfo, Timeline};
 
+use crate::app::link::Params;
 use crate::app::outbox::Outbox;
 
 #[cfg(target_arch = "wasm32")]
@@ -186,6 +187,8 @@ pub struct Stacks {
     /// The event the timeline was last asked for, and the last search asked for.
     pub timeline_asked: Option<u32>,
     pub search_asked: Option<(String, SampleFilter)>,
+    /// A link's zoom and selected frame, waiting for the graph they are of.
+    pub linked_zoom: Option<(Zoom, Option<u32>)>,
 }
 
 impl Stacks {
@@ -347,13 +350,22 @@ impl Stacks {
     pub fn on_reply(&mut self, reply: Reply) -> bool {
         match reply {
             Reply::Flame { samples, inverted, layout } => {
-                if self.flame_asked.as_ref() != Some(&(samples.clone(), inverted)) {
+                let key = Some((samples.clone(), inverted));
+                if self.flame_asked != key {
                     return false; // an older request's
                 }
-                self.flame = Some(Rc::new(FlameData::from_layout(layout)));
-                self.flame_of = Some((samples, inverted));
-                self.zoom = None;
-                self.selected = None;
+                if self.flame.is_some() && self.flame_of == key {
+                    return false; // asked twice (a link restored while it was coming): the same graph
+                }
+                let flame = FlameData::from_layout(layout);
+                let (zoom, selected) = match self.linked_zoom.take() {
+                    Some((zoom, selected)) => (Some(zoom.clamped(flame.total(), flame.flame.depths())), selected),
+                    None => (None, None),
+                };
+                self.flame = Some(Rc::new(flame));
+                self.flame_of = key;
+                self.zoom = zoom;
+                self.selected = selected;
                 true
             }
             Reply::Sandwich { samples, frame, callers, callees } => match &mut self.sandwich {
@@ -385,6 +397,72 @@ impl Stacks {
             }
             _ => false,
         }
+    }
+
+    /// The stack views' part of a link: `event` (an index), `inverted`, `range`
+    /// (`start,end` times), `zoom` (`x0,x1,top`, in samples and rows), `frame` (the
+    /// selected rectangle), `search` and `sandwich` (a frame id). Frame and
+    /// rectangle ids are the worker's, the same for the same file and binaries.
+    pub fn write_link(&self, link: &mut Params) {
+        if self.samples.event != 0 {
+            link.push("event", self.samples.event.to_string());
+        }
+        if self.inverted {
+            link.push("inverted", "1");
+        }
+        if let Some((start, end)) = self.samples.range {
+            link.push("range", format!("{start},{end}"));
+        }
+        let (zoom, selected) = match self.linked_zoom {
+            Some((zoom, selected)) => (Some(zoom), selected),
+            None => (self.zoom, self.selected),
+        };
+        if let Some(Zoom { x0, x1, top }) = zoom {
+            link.push("zoom", format!("{x0},{x1},{top}"));
+        }
+        if let Some(frame) = selected {
+            link.push("frame", frame.to_string());
+        }
+        if !self.search.is_empty() {
+            link.push("search", self.search.clone());
+        }
+        if let Some(s) = &self.sandwich {
+            link.push("sandwich", s.frame.to_string());
+        }
+    }
+
+    /// Takes a link's part (see [`Stacks::write_link`]); `events`: how many the
+    /// file has. What is laid out is dropped: refreshing asks for it again.
+    pub fn read_link(&mut self, link: &Params, events: usize) {
+        let event = link.number::<u32>("event").filter(|&e| (e as usize) < events).unwrap_or(0);
+        let range = link.numbers::<u64>("range").and_then(|r| match r[..] {
+            [start, end] if start < end => Some((start, end)),
+            _ => None,
+        });
+        let zoom = link.numbers::<f64>("zoom").and_then(|z| match z[..] {
+            [x0, x1, top] if x0.is_finite() && x1.is_finite() && top.is_finite() && x0 < x1 => {
+                Some(Zoom { x0, x1, top })
+            }
+            _ => None,
+        });
+        let old = std::mem::take(self);
+        *self = Stacks {
+            samples: SampleFilter { event, range, root: old.samples.root },
+            inverted: link.flag("inverted"),
+            names: old.names,
+            names_asked: old.names_asked,
+            search: link.get("search").unwrap_or_default().to_string(),
+            sandwich: link.number("sandwich").map(|frame| SandwichView {
+                frame,
+                asked: None,
+                callers: None,
+                callees: None,
+            }),
+            linked_zoom: zoom.map(|z| (z, link.number("frame"))),
+            symbols_offered: old.symbols_offered,
+            symbolized_with: old.symbolized_with,
+            ..Stacks::default()
+        };
     }
 
     /// The frame names came (for this graph or another of the file's).

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use pgolens_protocol::{Column, DocId, ReqId, Request, Row, SampleFilter, TableId, TablePage, TableQuery};
 
+use crate::app::link::Params;
 use crate::app::outbox::Outbox;
 
 #[cfg(target_arch = "wasm32")]
@@ -137,6 +138,39 @@ impl Table {
         let query = TableQuery { samples: Some(samples.clone()), ..self.query.clone() };
         self.requery(query, doc, out);
         true
+    }
+
+    /// The table's part of a link: `sort` (the column id, after a `-` when
+    /// descending), `filter`, and `row` (the selected row's id).
+    pub fn write_link(&self, link: &mut Params) {
+        if !self.query.column.is_empty() {
+            let sign = if self.query.descending { "-" } else { "" };
+            link.push("sort", format!("{sign}{}", self.query.column));
+        }
+        if !self.query.filter.is_empty() {
+            link.push("filter", self.query.filter.clone());
+        }
+        if let Some(row) = self.selected {
+            link.push("row", row.to_string());
+        }
+    }
+
+    /// Takes a link's order, filter and selected row; the rows held no longer apply
+    /// (entering the view asks for them). Returns the selected row, for the view to
+    /// ask for what a click on it asks.
+    pub fn read_link(&mut self, link: &Params) -> Option<u32> {
+        if let Some(sort) = link.get("sort").filter(|s| !s.is_empty()) {
+            let column = sort.strip_prefix('-').unwrap_or(sort);
+            self.query.descending = column.len() != sort.len();
+            self.query.column = column.to_string();
+        }
+        self.query.filter = link.get("filter").unwrap_or_default().to_string();
+        self.rows = Rc::default();
+        self.start = 0;
+        self.matching = None;
+        self.pending = None;
+        self.selected = None;
+        link.number("row")
     }
 
     /// A page arrived; one for an older query is dropped.

@@ -91,6 +91,17 @@ fn text_file_expands_blocks_lazily_and_finds_offsets() {
     assert!(!kids.is_empty() && !kids[0].label.is_empty(), "{kids:?}");
     assert_eq!(s.bytes(0, 4), b"1 ma");
     assert_eq!(s.bytes(u64::MAX - 1, u64::MAX), b"");
+
+    // A link's node, by its path: the same node the offset found, and a path past
+    // what the file has stops at the last node that exists.
+    let (start, (found, reveal_levels)) = s.reveal(&path).unwrap();
+    assert_eq!((found.as_slice(), reveal_levels.len()), (path.as_slice(), path.len()));
+    assert_eq!(reveal_levels, levels);
+    let innermost = levels.last().unwrap()[*path.last().unwrap() as usize].clone();
+    assert_eq!(start, innermost.start);
+    assert!(start <= second_line && second_line < innermost.end);
+    let (_, (cut, _)) = s.reveal(&[0, 1, u32::MAX, 0]).unwrap();
+    assert_eq!(cut, [0, 1]);
 }
 
 #[test]
