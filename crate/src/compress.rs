@@ -1,11 +1,21 @@
-//! Decompression the formats need: gzip around whole files, zlib inside them.
+//! Decompression the formats need: gzip (RFC 1952) or zstd (RFC 8878) around whole
+//! files, zlib inside them.
 
 use alloc::vec::Vec;
+
+use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 
 use crate::error::{Error, Result};
 use crate::read::{Endian, Reader};
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// A zstd frame's magic number, 0xFD2FB528 little-endian (RFC 8878 section 3.1.1).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+/// Skippable frames' magic numbers are 0x184D2A50..=0x184D2A5F (RFC 8878 section 3.1.2).
+const ZSTD_SKIPPABLE_MAGIC: u32 = 0x184d_2a50;
+/// The largest window a whole-file zstd frame may ask for: `zstd --long` uses
+/// 128 MiB; a larger one is refused before the decoder allocates it.
+const ZSTD_MAX_WINDOW: u64 = 128 << 20;
 
 /// Decompressed data may be at most this many times the compressed size (plus 1 MiB),
 /// so a tiny "zip bomb" cannot make us allocate without bound. Real profiles compress
@@ -14,6 +24,11 @@ pub const MAX_EXPANSION: usize = 1100;
 
 pub fn is_gzip(data: &[u8]) -> bool {
     data.starts_with(&GZIP_MAGIC)
+}
+
+/// A file that starts with a zstd frame (a skippable frame first is not a profile).
+pub fn is_zstd(data: &[u8]) -> bool {
+    data.starts_with(&ZSTD_MAGIC)
 }
 
 fn limit_for(compressed: usize) -> usize {
@@ -67,6 +82,89 @@ pub fn gunzip(file: &[u8]) -> Result<Vec<u8>> {
         if r.rest().iter().all(|&b| b == 0) {
             break;
         }
+    }
+    Ok(out)
+}
+
+/// Decompresses a zstd file (RFC 8878): all frames, skippable frames skipped,
+/// checking each frame's stated content size and content checksum.
+pub fn unzstd(file: &[u8]) -> Result<Vec<u8>> {
+    let limit = limit_for(file.len());
+    let mut out = Vec::new();
+    let mut decoder = FrameDecoder::new();
+    // A window larger than the allowed output could never be filled.
+    decoder.set_max_window_size(ZSTD_MAX_WINDOW.min(limit as u64));
+    let mut r = Reader::new(file, Endian::Little);
+    while !r.is_empty() {
+        let frame = r.offset();
+        let mut header = r;
+        let magic = header.u32("zstd magic number")?;
+        if magic & !0xf == ZSTD_SKIPPABLE_MAGIC {
+            let length = header.u32("zstd skippable frame size")?;
+            header.skip(u64::from(length), "zstd skippable frame")?;
+            r = header;
+            continue;
+        }
+        if magic.to_le_bytes() != ZSTD_MAGIC {
+            return Err(Error::malformed(frame, "expected another zstd frame or end of file"));
+        }
+        let descriptor = header.u8("zstd frame header descriptor")?;
+        if descriptor & 0x08 != 0 {
+            return Err(Error::malformed(
+                frame.saturating_add(4),
+                "zstd frame header descriptor with its reserved bit set",
+            ));
+        }
+        let mut input = r.rest();
+        let at = |input: &[u8]| file.len().saturating_sub(input.len()) as u64;
+        decoder.reset(&mut input).map_err(|_| {
+            Error::malformed(
+                frame,
+                "a zstd frame header (no dictionary; a window of at most 128 MiB that the file size allows)",
+            )
+        })?;
+        let before = out.len();
+        loop {
+            let block = at(input);
+            let done = decoder
+                .decode_blocks(&mut input, BlockDecodingStrategy::UptoBlocks(1))
+                .map_err(|_| Error::malformed(block, "a complete, valid zstd block"))?;
+            if out.len().saturating_add(decoder.can_collect()) > limit {
+                return Err(Error::malformed(block, "compressed data expands beyond the allowed size"));
+            }
+            decoder.collect_to_writer(&mut out).map_err(|_| Error::malformed(block, "zstd output"))?;
+            if done {
+                break;
+            }
+            if at(input) == block {
+                return Err(Error::malformed(block, "zstd blocks that make progress"));
+            }
+        }
+        let end = at(input);
+        let produced = out.get(before..).unwrap_or(&[]);
+        // The content size is stated when its flag is set or the frame is a single segment.
+        if descriptor >> 6 != 0 || descriptor & 0x20 != 0 {
+            let stated = decoder.content_size();
+            if produced.len() as u64 != stated {
+                return Err(Error::invalid(
+                    frame,
+                    "a zstd frame as large as its stated content size",
+                    produced.len() as u64,
+                ));
+            }
+        }
+        if let Some(stated) = decoder.get_checksum_from_data() {
+            // The checksum is the low 32 bits of XXH64 (seed 0) of the frame's content.
+            let computed = (xxhash_rust::xxh64::xxh64(produced, 0) & 0xffff_ffff) as u32;
+            if computed != stated {
+                return Err(Error::invalid(
+                    end.saturating_sub(4),
+                    "the zstd content checksum of the decoded frame",
+                    u64::from(stated),
+                ));
+            }
+        }
+        r.skip(end.saturating_sub(frame), "zstd frame")?;
     }
     Ok(out)
 }

@@ -116,11 +116,21 @@ pub struct Detection {
     pub flags: String,
     /// The file was gzip-compressed; everything else describes the content inside.
     pub gzip: bool,
+    /// The file was zstd-compressed.
+    pub zstd: bool,
 }
 
 impl Detection {
     pub fn new(format: Format) -> Self {
-        Detection { format, version: None, word_size: None, endian: None, flags: String::new(), gzip: false }
+        Detection {
+            format,
+            version: None,
+            word_size: None,
+            endian: None,
+            flags: String::new(),
+            gzip: false,
+            zstd: false,
+        }
     }
 
     pub fn version(mut self, version: u64) -> Self {
@@ -170,6 +180,9 @@ impl fmt::Display for Detection {
         }
         if self.gzip {
             parts.push(String::from("gzip"));
+        }
+        if self.zstd {
+            parts.push(String::from("zstd"));
         }
         if !parts.is_empty() {
             write!(f, " [{}]", parts.join(", "))?;

@@ -38,19 +38,23 @@ pub use dump::{Deferred, Node};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use format::{Detection, Format};
 
-/// The input as the decoders see it: gzip-compressed files are decompressed here.
+/// The input as the decoders see it: gzip- and zstd-compressed files are decompressed here.
 pub struct Input<'a> {
     pub data: Cow<'a, [u8]>,
     pub gzip: bool,
+    pub zstd: bool,
 }
 
-/// Opens raw file bytes: decompresses gzip (by magic), leaves everything else borrowed.
+/// Opens raw file bytes: decompresses gzip and zstd (by magic), leaves everything else borrowed.
 pub fn open(file: &[u8]) -> Result<Input<'_>> {
     if compress::is_gzip(file) {
         let data = compress::gunzip(file)?;
-        Ok(Input { data: Cow::Owned(data), gzip: true })
+        Ok(Input { data: Cow::Owned(data), gzip: true, zstd: false })
+    } else if compress::is_zstd(file) {
+        let data = compress::unzstd(file)?;
+        Ok(Input { data: Cow::Owned(data), gzip: false, zstd: true })
     } else {
-        Ok(Input { data: Cow::Borrowed(file), gzip: false })
+        Ok(Input { data: Cow::Borrowed(file), gzip: false, zstd: false })
     }
 }
 
@@ -59,6 +63,7 @@ impl Input<'_> {
     pub fn detect(&self) -> Result<Detection> {
         let mut detection = detect(&self.data)?;
         detection.gzip = self.gzip;
+        detection.zstd = self.zstd;
         Ok(detection)
     }
 }
