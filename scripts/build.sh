@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the static site into dist/: the app and the worker for wasm32, through
 # wasm-bindgen and wasm-opt -Oz, with the page shell and its boot script, the
-# styles, the worker's JS, the demo profile (copied from tests/corpus/) and the
-# service worker that keeps all of them for offline use. Every URL between them
-# is relative: dist/ works from any path of any static host.
+# styles, the worker's JS, the demo profile (copied from tests/corpus/), the
+# self-contained page (pgolens.html: all of them in one file, by web/pack.js, which
+# the page also serves for its Download HTML) and the service worker that keeps all
+# of them for offline use. Every URL between them is relative: dist/ works from any
+# path of any static host.
 # Run scripts/setup.sh first (npm run build does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +45,11 @@ sed "s|{{demo}}|$DEMO|" index.html >"$DIST/index.html"
 cp web/style.css "$DIST/style.css"
 cp web/boot.js "$DIST/boot.js"
 cp web/worker/worker.js "$DIST/worker/worker.js"
+cp web/pack.js "$DIST/pack.js"
 cp "$DEMO_SRC" "$DIST/$DEMO"
+# The whole site in one HTML file, for file:// and offline use (and the template of
+# `pgolens share`).
+node scripts/pack-page.mjs "$DIST" "$DEMO"
 
 # The service worker precaches every file above under a cache named by their hash.
 # The page is cached as its folder's URL ./ (what a visit asks for; some hosts
@@ -54,8 +60,9 @@ ASSET_LIST=$(sed -e 's|^\./index\.html$|./|' -e 's|.*|"&"|' <<<"$ASSETS" | paste
 sed -e "s|{{version}}|$VERSION|" -e "s|{{assets}}|[$ASSET_LIST]|" web/sw.js >"$DIST/sw.js"
 
 echo
-echo "wasm sizes (raw, gzip -9):"
+echo "sizes (raw, gzip -9):"
 for wasm in "$DIST/pkg/pgolens_web_bg.wasm" "$DIST/worker/pgolens_worker_bg.wasm"; do
   printf '  %-40s %8d bytes  %8d bytes gzip\n' "${wasm#"$DIST"/}" "$(stat -c %s "$wasm")" "$(gzip -9c "$wasm" | wc -c)"
 done
+printf '  %-40s %8d bytes  %8d bytes gzip\n' pgolens.html "$(stat -c %s "$DIST/pgolens.html")" "$(gzip -9c "$DIST/pgolens.html" | wc -c)"
 echo "offline cache: version $VERSION, $(wc -l <<<"$ASSETS") files"

@@ -2,7 +2,9 @@
 // build, so that after one visit the page loads and decodes with the network off.
 //
 // scripts/build.sh fills in VERSION (a hash of every built file: a new build is a
-// new cache) and ASSETS (every file of dist/ but this one, relative to it).
+// new cache) and ASSETS (every file of dist/ but this one, relative to it). Among
+// them pack.js and every file it packs: Download HTML builds its self-contained page
+// offline too (and pgolens.html, the self-contained page itself).
 //
 //   install   fetch every asset past the HTTP cache into the new build's cache; one
 //             failed fetch fails the install, so a cache is complete or absent

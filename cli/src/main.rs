@@ -20,10 +20,15 @@
 //!                               for a perf.data / pre-aggregated profile of a BOLTed ELF (with BAT)
 //!                               the YAML `perf2bolt ELF -p FILE -w OUT` writes
 //! pgolens merge A B... [-o OUT]  fdata or YAML profiles summed as `merge-fdata A B... -o OUT` does
+//! pgolens share FILE... -o OUT.html [--page PAGE.html] [--link FRAGMENT]
+//!                               the self-contained page (dist/pgolens.html, embedded at build time
+//!                               when it existed, else --page) carrying the files, opening on them
+//!                               (FRAGMENT: a link's view; by default the files, the first shown)
 //! ```
 
 mod bolt;
 mod sample;
+mod share;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -34,7 +39,7 @@ use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]\n       pgolens share FILE... -o OUT.html [--page PAGE.html] [--link FRAGMENT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
         },
         Some("export") => export(&args[1..]),
         Some("merge") => bolt::merge(&args[1..]),
+        Some("share") => share::share(&args[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -17,6 +17,22 @@ use crate::app::Action;
 /// Where the build puts the worker's module, relative to the page.
 const WORKER_URL: &str = "./worker/worker.js";
 
+/// The worker's script and its type: [`WORKER_URL`], a module, unless the page's boot
+/// script set another on `#app`: `data-worker` (a URL) and `data-worker-type`
+/// (`classic` or `module`). A self-contained page makes its worker a classic script
+/// at a Blob URL (see `web/pack.js`: from file:// a module worker cannot start).
+fn worker_script() -> (String, WorkerType) {
+    let app = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
+    let attribute = |name: &str| app.as_ref().and_then(|a| a.get_attribute(name)).filter(|v| !v.is_empty());
+    match attribute("data-worker") {
+        Some(url) => {
+            let classic = attribute("data-worker-type").as_deref() == Some("classic");
+            (url, if classic { WorkerType::Classic } else { WorkerType::Module })
+        }
+        None => (WORKER_URL.to_string(), WorkerType::Module),
+    }
+}
+
 pub struct Bridge {
     worker: Worker,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
@@ -24,9 +40,10 @@ pub struct Bridge {
 
 impl Bridge {
     pub fn new(dispatch: Callback<Action>) -> Result<Bridge, JsValue> {
+        let (url, kind) = worker_script();
         let options = WorkerOptions::new();
-        options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options(WORKER_URL, &options)?;
+        options.set_type(kind);
+        let worker = Worker::new_with_options(&url, &options)?;
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             match wire::from_js::<FromWorker>(event.data()) {
                 Ok(msg) => dispatch.emit(Action::Worker(msg)),

@@ -11,7 +11,11 @@
 
 import init, { Worker } from './pgolens_worker.js';
 
-const ready = init({ module_or_path: new URL('./pgolens_worker_bg.wasm', import.meta.url) }).then((wasm) => ({
+// The wasm next to this file, or, in a self-contained page (web/pack.js), where no
+// file is next to it, the bytes (or a promise of them) its boot script handed over as
+// self.pgolensWasm before this module ran.
+const wasmSource = self.pgolensWasm ?? new URL('./pgolens_worker_bg.wasm', import.meta.url);
+const ready = init({ module_or_path: wasmSource }).then((wasm) => ({
   memory: wasm.memory,
   worker: new Worker(),
 }));

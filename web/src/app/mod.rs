@@ -97,6 +97,13 @@ pub struct Doc {
     pub added_over: Option<DocId>,
     /// The last ELF this (correlated raw) file was offered to, so it is offered once.
     pub binary_tried: Option<DocId>,
+    /// The link this document's view was restored from, until the person changes
+    /// the view: applied again when the worker changes what the file offers (a
+    /// binary correlated, frames named anew).
+    pub linked: Option<Params>,
+    /// Where the file came from when a link can bring it back: `("url", URL)` for
+    /// a fetched file, `("data", DATA)` for one carried inside a link.
+    pub source: Option<(String, String)>,
     /// The file's fingerprint (see [`link`]) once hashed; empty where the browser
     /// cannot hash (no WebCrypto outside secure contexts).
     pub fingerprint: Option<String>,
@@ -128,6 +135,8 @@ impl Doc {
             notice: None,
             added_over,
             binary_tried: None,
+            linked: None,
+            source: None,
             fingerprint: None,
             dump: dump::Dump::default(),
             functions: functions::Functions::default(),
@@ -231,6 +240,7 @@ impl Doc {
     /// selected as a click selects it.
     fn read_link(&mut self, link: &Params, out: &mut Outbox) {
         let id = self.id;
+        self.linked = Some(link.clone());
         if let Some(tab) = link.get("tab").and_then(crate::views::from_id).filter(|&t| self.offers(t)) {
             self.tab = tab;
         }
@@ -327,6 +337,36 @@ pub enum Action {
     Restore(Params),
     /// Stop waiting for a link's files.
     ForgetLink,
+    /// Document `doc` came from a link's `url=` or `data=` (`key`, `value`): the
+    /// link written for it keeps that, so a reload brings the file back by itself.
+    Source {
+        doc: DocId,
+        key: String,
+        value: String,
+    },
+}
+
+impl Action {
+    /// Whether this is the person changing what is shown (not the worker answering,
+    /// nor a view asking for what it draws).
+    fn changes_the_view(&self) -> bool {
+        let asks = |msg: &table::Msg| matches!(msg, table::Msg::NeedRows { .. });
+        match self {
+            Action::Posted(_) | Action::Worker(_) | Action::Add { .. } | Action::OpenFailed { .. } => false,
+            Action::Source { .. } | Action::ExportSaved => false,
+            Action::Dump(dump::Msg::NeedBytes { .. }) => false,
+            Action::BoltCfg(bolt_cfg::Msg::Resize(..) | bolt_cfg::Msg::Camera(_)) => false,
+            Action::Functions(functions::Msg::Table(msg))
+            | Action::SampleFunctions(sample_functions::Msg::Table(msg))
+            | Action::MemProf(msg)
+            | Action::StackFunctions(msg)
+            | Action::BoltFunctions(msg)
+            | Action::BoltRecords(_, msg)
+            | Action::Bat(msg)
+            | Action::SampleSymbols(msg) => !asks(msg),
+            _ => true,
+        }
+    }
 }
 
 /// A link waiting for its files.
@@ -380,6 +420,11 @@ impl State {
     /// Applies `action`; returns whether anything changed (so the view need not
     /// re-render when nothing did).
     pub fn update(&mut self, action: Action) -> bool {
+        if action.changes_the_view() {
+            if let Some(doc) = self.current.filter(|&id| self.doc(id).is_some_and(|d| d.linked.is_some())) {
+                self.with_doc(doc, |d, _| d.linked.take().is_some());
+            }
+        }
         match action {
             Action::Add { id, name, size, demo, select } => {
                 self.docs.push(Rc::new(Doc::new(id, name, size, demo, self.current)));
@@ -466,6 +511,10 @@ impl State {
                 true
             }
             Action::ForgetLink => self.restoring.take().is_some(),
+            Action::Source { doc, key, value } => self.with_doc(doc, |d, _| {
+                d.source = Some((key, value));
+                true
+            }),
             Action::BoltRecords(table, msg) => {
                 self.with_current(|doc, out| doc.bolt_records.update(table, msg, doc.id, out))
             }
@@ -499,8 +548,17 @@ impl State {
         }
         let mut link = Params::default();
         let linked = self.linked_docs();
+        let source = |doc: &Doc, key: &str| doc.source.as_ref().filter(|(k, _)| k == key).map(|(_, v)| v.clone());
+        for url in linked.iter().filter_map(|d| source(d, "url")) {
+            link.push("url", url);
+        }
         for doc in &linked {
             link.push("file", doc.file_ref().value());
+        }
+        // `data=` stands for the files in order: kept only when every file came so.
+        let data: Option<Vec<String>> = linked.iter().map(|d| source(d, "data")).collect();
+        for data in data.filter(|d| !d.is_empty()).unwrap_or_default() {
+            link.push("data", data);
         }
         let Some(doc) = self.current_doc() else { return link };
         if let Some(index) = linked.iter().position(|d| d.id == doc.id) {
@@ -514,8 +572,8 @@ impl State {
     }
 
     /// The documents a link names, in its order: all but those that failed.
-    pub fn linked_docs(&self) -> Vec<&Doc> {
-        self.docs.iter().map(Rc::as_ref).filter(|d| !matches!(d.phase, Phase::Failed(_))).collect()
+    pub fn linked_docs(&self) -> Vec<Rc<Doc>> {
+        self.docs.iter().filter(|d| !matches!(d.phase, Phase::Failed(_))).cloned().collect()
     }
 
     /// Shows the waiting link once every file it names is open, read and hashed:
@@ -644,6 +702,10 @@ impl State {
                     // A BOLT profile's graph is asked again, with its code.
                     d.bolt_cfg.reload();
                     d.enter_tab(out);
+                    // A link's view may be one the binary brings.
+                    if let Some(link) = d.linked.clone() {
+                        d.read_link(&link, out);
+                    }
                     true
                 })
             }
@@ -657,6 +719,10 @@ impl State {
                     let query = pgolens_protocol::TableQuery { samples: None, ..d.stack_functions.table.query.clone() };
                     d.stack_functions = stack_functions::StackFunctions::default();
                     d.stack_functions.table.query = query;
+                    // A link's frames are named the way they are now.
+                    if let Some(link) = d.linked.clone() {
+                        d.read_link(&link, out);
+                    }
                     if current {
                         d.refresh_stacks(out);
                     }

@@ -896,3 +896,56 @@ fn a_dump_selection_is_asked_for_by_its_path_and_selected_when_it_comes() {
     assert_eq!(r.current_doc().unwrap().dump.selection(), Some((10, 50)));
     assert_eq!(r.link(), link);
 }
+
+#[test]
+fn files_from_a_link_keep_their_url_or_data_in_the_link_written_for_them() {
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "p".into(), size: 0, demo: false, select: true });
+    s.update(Action::Source { doc: 1, key: "url".into(), value: "https://ci.example/p?x=1&y".into() });
+    s.update(Action::Add { id: 2, name: "bin".into(), size: 5, demo: false, select: false });
+    hashed(&mut s, 1, "abcdefabcdefabcd", 7);
+    let link = s.link();
+    assert_eq!(link.fragment(), "url=https://ci.example/p?x%3D1%26y&file=7.abcdefabcdef.p&file=5..bin&doc=0");
+    assert_eq!(Params::parse(&link.fragment()).get("url"), Some("https://ci.example/p?x=1&y"));
+    // Inline data is kept only when it stands for every file, in order.
+    s.update(Action::Source { doc: 1, key: "data".into(), value: "AAA".into() });
+    assert_eq!(s.link().get("data"), None);
+    s.update(Action::Source { doc: 2, key: "data".into(), value: "BBB".into() });
+    assert_eq!(s.link().all("data").collect::<Vec<_>>(), ["AAA", "BBB"]);
+}
+
+#[test]
+fn a_links_view_that_a_binary_brings_is_shown_once_the_binary_is_correlated() {
+    let restored = |user_moves: bool| {
+        let mut s = State::default();
+        s.update(Action::Restore(Params::parse("file=100.aa.p.profraw&file=100.bb.p.elf&doc=0&tab=functions&row=3")));
+        s.update(Action::Add { id: 1, name: "p.profraw".into(), size: 100, demo: false, select: true });
+        let mut raw = summary("instrprof-raw", &[View::Dump], View::Dump);
+        raw.views_error = Some(Failure::new("correlated raw profile: … the instrumented binary, which is needed"));
+        open(&mut s, 1, raw, info("file", 0, 100, false), vec![]);
+        hashed(&mut s, 1, "aa00", 100);
+        s.update(Action::Add { id: 2, name: "p.elf".into(), size: 100, demo: false, select: false });
+        open(&mut s, 2, summary("elf", &[View::Dump], View::Dump), info("elf", 0, 100, false), vec![]);
+        hashed(&mut s, 2, "bb00", 100);
+        // Restored before the binary is correlated: no Functions tab yet.
+        assert_eq!(s.restoring, None);
+        assert_eq!((s.current, s.current_doc().unwrap().tab), (Some(1), View::Dump));
+        if user_moves {
+            s.update(Action::Dump(DumpMsg::Select(0)));
+            s.update(Action::SelectTab(View::Dump));
+        }
+        let correlate = s.outbox.queue.iter().find(|e| matches!(e.request, Request::Correlate { .. })).unwrap().req;
+        s.outbox.queue.clear();
+        let views = PROFILE_VIEWS.to_vec();
+        s.update(worker(1, Some(correlate), Reply::Correlated { binary: 2, binary_name: "p.elf".into(), views }));
+        let tab = s.current_doc().unwrap().tab;
+        (tab, sent(&mut s))
+    };
+    let (tab, asked) = restored(false);
+    assert_eq!(tab, View::Functions);
+    assert!(asked.contains(&Request::Function { row: 3 }), "{asked:?}");
+    // Once the person has moved, the link is theirs no more.
+    let (tab, asked) = restored(true);
+    assert_eq!(tab, View::Dump);
+    assert!(!asked.contains(&Request::Function { row: 3 }), "{asked:?}");
+}

@@ -89,8 +89,8 @@ pub fn App() -> Html {
     let bridge = use_mut_ref(|| None::<Bridge>);
     let next_id = use_mut_ref(|| 0 as DocId);
     let dragging = use_state_eq(|| false);
-    let blobs = use_mut_ref(Default::default);
-    let opener = Opener { bridge: bridge.clone(), next_id, blobs, dispatch: state.dispatcher() };
+    let (blobs, listed) = (use_mut_ref(Default::default), use_mut_ref(Default::default));
+    let opener = Opener { bridge: bridge.clone(), next_id, blobs, listed, dispatch: state.dispatcher() };
 
     // The worker, and the demo, once.
     {
@@ -125,11 +125,11 @@ pub fn App() -> Html {
             }
             // Files from an embedding page: it is told the page is ready once the worker is.
             let embedded = opener.clone();
-            let stop_embed = opener
-                .bridge
-                .borrow()
-                .is_some()
-                .then(|| embed::install(move |files, shown| embedded.open_files(files, shown)));
+            let stop_embed = opener.bridge.borrow().is_some().then(|| {
+                embed::install(move |files, shown| {
+                    embedded.open_files(files, shown).into_iter().map(|(_, name)| name).collect()
+                })
+            });
             let bridge = opener.bridge.clone();
             move || {
                 if let Some(stop) = stop_embed {
@@ -252,6 +252,7 @@ pub fn App() -> Html {
                     <input type="file" multiple=true aria-label="Open profile files" onchange={on_pick} />
                 </label>
                 <span class="hint">{"or drop files anywhere"}</span>
+                <share::Share opener={opener.clone()} docs={state.linked_docs()} current={state.current} />
             </header>
             <div class="workspace">
                 <FileList docs={state.docs.clone()} current={state.current} dispatch={dispatch.clone()} />

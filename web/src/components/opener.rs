@@ -7,7 +7,7 @@
 //! that Share can compress it and a self-contained page can carry it.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer};
@@ -29,6 +29,8 @@ pub struct Opener {
     pub next_id: Rc<RefCell<DocId>>,
     /// Each open document's bytes, by handle.
     pub blobs: Rc<RefCell<BTreeMap<DocId, Blob>>>,
+    /// The documents the reducer has listed as open, ever.
+    pub listed: Rc<RefCell<BTreeSet<DocId>>>,
     pub dispatch: UseReducerDispatcher<State>,
 }
 
@@ -40,8 +42,8 @@ impl Opener {
     }
 
     /// Opens files as a drop of them does: each handed to the worker, and shown
-    /// is `files[shown]`. Returns the names handed over.
-    pub fn open_files(&self, files: Vec<File>, shown: usize) -> Vec<String> {
+    /// is `files[shown]`. Returns the documents and names handed over.
+    pub fn open_files(&self, files: Vec<File>, shown: usize) -> Vec<(DocId, String)> {
         let mut opened = Vec::new();
         for (i, file) in files.iter().enumerate() {
             let id = self.next_id();
@@ -49,7 +51,7 @@ impl Opener {
             let size = file.size() as u64;
             self.dispatch.dispatch(Action::Add { id, name: name.clone(), size, demo: false, select: i == shown });
             if self.hand(id, file) {
-                opened.push(name);
+                opened.push((id, name));
             }
         }
         opened
@@ -101,8 +103,14 @@ impl Opener {
         Ok(())
     }
 
-    /// Forgets the handles of documents no longer open.
+    /// Forgets the handles of documents closed, and aborts their downloads: those
+    /// listed open once, and no longer (a document just added is not listed until
+    /// the reducer's next render).
     pub fn forget_closed(&self, open: &[DocId]) {
-        self.blobs.borrow_mut().retain(|id, _| open.contains(id));
+        let mut listed = self.listed.borrow_mut();
+        listed.extend(open);
+        let closed: Vec<DocId> = listed.iter().filter(|id| !open.contains(id)).copied().collect();
+        self.blobs.borrow_mut().retain(|id, _| !closed.contains(id));
+        super::remote::abort(&closed);
     }
 }
