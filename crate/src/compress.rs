@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::read::{Endian, Reader};
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -18,9 +18,19 @@ const ZSTD_SKIPPABLE_MAGIC: u32 = 0x184d_2a50;
 const ZSTD_MAX_WINDOW: u64 = 128 << 20;
 
 /// Decompressed data may be at most this many times the compressed size (plus 1 MiB),
-/// so a tiny "zip bomb" cannot make us allocate without bound. Real profiles compress
-/// 5–30×; deflate's own maximum ratio is about 1032×.
-pub const MAX_EXPANSION: usize = 1100;
+/// so a small "zip bomb" cannot make us allocate without bound. Real profiles
+/// compress 3–30× (the corpus's text profiles 2–5×, large perf.data files about
+/// 10×); deflate reaches about 1032× on runs of one byte, which is what a bomb is
+/// made of: 256× refuses those (a 971 KB gzip of 1 GB of zeros) and no profile.
+pub const MAX_EXPANSION: usize = 256;
+
+/// And at most 4 GiB, whatever the file's size: wasm32's whole address space, and
+/// far beyond any profile a viewer is asked to hold decompressed.
+pub const MAX_DECOMPRESSED: u64 = 4 << 30;
+
+/// How much of a compressed file detection decompresses: every format is known
+/// by its first bytes, so a 1 GB gzip file is not inflated to be named.
+pub const SNIFF_PREFIX: usize = 1 << 20;
 
 pub fn is_gzip(data: &[u8]) -> bool {
     data.starts_with(&GZIP_MAGIC)
@@ -31,12 +41,43 @@ pub fn is_zstd(data: &[u8]) -> bool {
     data.starts_with(&ZSTD_MAGIC)
 }
 
-fn limit_for(compressed: usize) -> usize {
-    compressed.saturating_mul(MAX_EXPANSION).saturating_add(1 << 20)
+/// The most `compressed` bytes may decompress to.
+pub fn limit_for(compressed: usize) -> usize {
+    let limit = compressed.saturating_mul(MAX_EXPANSION).saturating_add(1 << 20);
+    usize::try_from(MAX_DECOMPRESSED).map_or(limit, |max| limit.min(max))
+}
+
+/// The size a gzip file states for its content: the last member's ISIZE (the
+/// size modulo 4 GiB), which is the whole content's for a one-member file.
+fn gzip_claimed(file: &[u8]) -> Option<u64> {
+    let tail = file.len().checked_sub(4).and_then(|at| file.get(at..))?;
+    Some(u64::from(u32::from_le_bytes(tail.try_into().ok()?)))
+}
+
+fn too_large(offset: u64, limit: usize, claimed: Option<u64>) -> Error {
+    Error {
+        location: crate::error::Location::Offset(offset),
+        kind: ErrorKind::TooLarge { limit: limit as u64, claimed },
+    }
 }
 
 /// Decompresses a gzip file (RFC 1952), all members, checking sizes.
 pub fn gunzip(file: &[u8]) -> Result<Vec<u8>> {
+    gunzip_upto(file, None)
+}
+
+/// The first `len` bytes (or fewer, if that is all) of a gzip or zstd file's
+/// content: what detection needs.
+pub fn decompressed_prefix(file: &[u8], len: usize) -> Result<Vec<u8>> {
+    if is_zstd(file) {
+        unzstd_upto(file, Some(len))
+    } else {
+        gunzip_upto(file, Some(len))
+    }
+}
+
+/// [`gunzip`], stopping once `prefix` bytes (if given) are out.
+fn gunzip_upto(file: &[u8], prefix: Option<usize>) -> Result<Vec<u8>> {
     let mut r = Reader::new(file, Endian::Little);
     let mut out = Vec::new();
     while !r.is_empty() {
@@ -65,7 +106,20 @@ pub fn gunzip(file: &[u8]) -> Result<Vec<u8>> {
         }
         let start = r.offset();
         let before = out.len();
-        let consumed = inflate_into(r.rest(), &mut out, limit_for(file.len()), start, false)?;
+        let (limit, claimed) = match prefix {
+            Some(len) => (len, None),
+            None => (limit_for(file.len()), gzip_claimed(file)),
+        };
+        let consumed = match inflate_into(r.rest(), &mut out, limit, start, false) {
+            Err(e) if prefix.is_some() && matches!(e.kind, ErrorKind::TooLarge { .. }) => {
+                out.truncate(limit);
+                return Ok(out);
+            }
+            Err(Error { kind: ErrorKind::TooLarge { limit, .. }, location }) => {
+                return Err(Error { kind: ErrorKind::TooLarge { limit, claimed }, location })
+            }
+            other => other?,
+        };
         r.skip(consumed as u64, "deflate stream")?;
         let _crc = r.u32("gzip CRC-32")?;
         let isize = r.u32("gzip ISIZE")?;
@@ -89,7 +143,12 @@ pub fn gunzip(file: &[u8]) -> Result<Vec<u8>> {
 /// Decompresses a zstd file (RFC 8878): all frames, skippable frames skipped,
 /// checking each frame's stated content size and content checksum.
 pub fn unzstd(file: &[u8]) -> Result<Vec<u8>> {
-    let limit = limit_for(file.len());
+    unzstd_upto(file, None)
+}
+
+/// [`unzstd`], stopping once `prefix` bytes (if given) are out.
+fn unzstd_upto(file: &[u8], prefix: Option<usize>) -> Result<Vec<u8>> {
+    let limit = prefix.unwrap_or(limit_for(file.len()));
     let mut out = Vec::new();
     let mut decoder = FrameDecoder::new();
     // A window larger than the allowed output could never be filled.
@@ -129,10 +188,15 @@ pub fn unzstd(file: &[u8]) -> Result<Vec<u8>> {
             let done = decoder
                 .decode_blocks(&mut input, BlockDecodingStrategy::UptoBlocks(1))
                 .map_err(|_| Error::malformed(block, "a complete, valid zstd block"))?;
-            if out.len().saturating_add(decoder.can_collect()) > limit {
-                return Err(Error::malformed(block, "compressed data expands beyond the allowed size"));
-            }
             decoder.collect_to_writer(&mut out).map_err(|_| Error::malformed(block, "zstd output"))?;
+            if out.len() > limit {
+                if prefix.is_some() {
+                    out.truncate(limit);
+                    return Ok(out);
+                }
+                let claimed = (descriptor >> 6 != 0 || descriptor & 0x20 != 0).then(|| decoder.content_size());
+                return Err(too_large(block, limit, claimed));
+            }
             if done {
                 break;
             }
@@ -214,7 +278,8 @@ fn inflate_into(data: &[u8], out: &mut Vec<u8>, limit: usize, offset: u64, zlib:
             }
             TINFLStatus::HasMoreOutput => {
                 if out_pos >= limit {
-                    return Err(Error::malformed(offset, "compressed data expands beyond the allowed size"));
+                    out.truncate(out_pos);
+                    return Err(too_large(offset, limit, None));
                 }
             }
             TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {

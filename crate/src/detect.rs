@@ -8,6 +8,9 @@ use crate::formats;
 
 /// Detects the format of `data` (already decompressed; see [`crate::open`]).
 pub fn detect(data: &[u8]) -> Result<Detection> {
+    if data.is_empty() {
+        return Err(Error::eof(0, "a profile (the file is empty)"));
+    }
     let binary = [
         formats::perf::sniff,
         formats::instrprof::sniff,

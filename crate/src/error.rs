@@ -9,6 +9,12 @@ use core::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Location {
     Offset(u64),
+    /// An offset in the decompressed content of a compressed file (`gzip`, `zstd`):
+    /// the file the user gave has no such offset, so the message says whose it is.
+    Decompressed {
+        offset: u64,
+        compression: &'static str,
+    },
     /// 1-based line and column (column counts bytes).
     Line {
         line: u64,
@@ -34,6 +40,9 @@ pub enum ErrorKind {
     Malformed { what: &'static str },
     /// No known format matches the input.
     UnknownFormat,
+    /// Compressed content decompresses past `limit` bytes; `claimed`: the size the
+    /// file states for it, when it states one.
+    TooLarge { limit: u64, claimed: Option<u64> },
 }
 
 impl Error {
@@ -56,8 +65,17 @@ impl Error {
     /// The byte offset, when the error has one.
     pub fn offset(&self) -> Option<u64> {
         match self.location {
-            Location::Offset(offset) => Some(offset),
+            Location::Offset(offset) | Location::Decompressed { offset, .. } => Some(offset),
             Location::Line { .. } => None,
+        }
+    }
+
+    /// The error of a decoder that read the decompressed content of a `compression`
+    /// file: its offset named as one in that content.
+    pub fn in_decompressed(self, compression: &'static str) -> Self {
+        match self.location {
+            Location::Offset(offset) => Error { location: Location::Decompressed { offset, compression }, ..self },
+            _ => self,
         }
     }
 }
@@ -69,9 +87,18 @@ impl fmt::Display for Error {
             ErrorKind::Invalid { expected, found } => write!(f, "expected {expected}, found {found:#x}")?,
             ErrorKind::Malformed { what } => f.write_str(what)?,
             ErrorKind::UnknownFormat => f.write_str("not a known profile format")?,
+            ErrorKind::TooLarge { limit, claimed } => {
+                write!(f, "decompressed content larger than the limit of {limit} bytes")?;
+                if let Some(claimed) = claimed {
+                    write!(f, " (the file says it holds {claimed} bytes)")?;
+                }
+            }
         }
         match self.location {
             Location::Offset(offset) => write!(f, " (at offset {offset:#x})"),
+            Location::Decompressed { offset, compression } => {
+                write!(f, " (at offset {offset:#x} of the decompressed {compression} content)")
+            }
             Location::Line { line, column } => write!(f, " (at line {line}, column {column})"),
         }
     }

@@ -59,12 +59,47 @@ pub fn open(file: &[u8]) -> Result<Input<'_>> {
 }
 
 impl Input<'_> {
+    /// What the file was compressed with, if it was.
+    pub fn compression(&self) -> Option<&'static str> {
+        match (self.gzip, self.zstd) {
+            (true, _) => Some("gzip"),
+            (_, true) => Some("zstd"),
+            _ => None,
+        }
+    }
+
+    /// An error of a decoder that read [`Input::data`], located in the file: in a
+    /// compressed file, its offset is said to be one in the decompressed content.
+    pub fn locate(&self, e: Error) -> Error {
+        match self.compression() {
+            Some(compression) => e.in_decompressed(compression),
+            None => e,
+        }
+    }
+
     /// Detects the format of the (decompressed) content.
     pub fn detect(&self) -> Result<Detection> {
-        let mut detection = detect(&self.data)?;
+        let mut detection = detect(&self.data).map_err(|e| self.locate(e))?;
         detection.gzip = self.gzip;
         detection.zstd = self.zstd;
         Ok(detection)
+    }
+}
+
+/// Detects the format of raw file bytes, decompressing a compressed file only as far
+/// as detection needs ([`compress::SNIFF_PREFIX`]); an ELF (whose section headers
+/// are at its end) or a prefix nothing matched is decompressed whole.
+pub fn sniff(file: &[u8]) -> Result<Detection> {
+    if !compress::is_gzip(file) && !compress::is_zstd(file) {
+        return detect(file);
+    }
+    let prefix = compress::decompressed_prefix(file, compress::SNIFF_PREFIX)?;
+    let cut = prefix.len() == compress::SNIFF_PREFIX;
+    let input = Input { gzip: compress::is_gzip(file), zstd: compress::is_zstd(file), data: Cow::Owned(prefix) };
+    match input.detect() {
+        Ok(d) if cut && matches!(d.format, Format::Elf | Format::ElfWithBat) => open(file)?.detect(),
+        Err(_) if cut => open(file)?.detect(),
+        other => other,
     }
 }
 

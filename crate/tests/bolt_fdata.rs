@@ -57,7 +57,7 @@ fn reader_error(log: &Path) -> Option<(u64, u64, String)> {
 fn line_column(e: &pgolens::error::Error) -> (u64, u64) {
     match e.location {
         Location::Line { line, column } => (line, column),
-        Location::Offset(o) => panic!("a text error at offset {o}"),
+        other => panic!("a text error at {other:?}"),
     }
 }
 

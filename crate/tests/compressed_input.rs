@@ -128,8 +128,27 @@ fn zstd_reserved_bit_and_bombs_are_refused() {
         bomb.extend_from_slice(&rle_block(i == 19_999));
     }
     let error = pgolens::open(&bomb).err().unwrap();
-    // The limit (80,006 × 1100 + 1 MiB) holds 679 blocks; the decoder keeps its 2 MiB
-    // window (16 blocks) back until the frame ends, so the 696th block (at 6 + 695 × 4)
+    // The limit (80,006 × 256 + 1 MiB) holds 164 blocks; the decoder keeps its 2 MiB
+    // window (16 blocks) back until the frame ends, so the 181st block (at 6 + 180 × 4)
     // is the first whose output is counted past it.
-    assert_eq!(error.to_string(), "compressed data expands beyond the allowed size (at offset 0xae2)");
+    assert_eq!(error.to_string(), "decompressed content larger than the limit of 21530112 bytes (at offset 0x2d6)");
+}
+
+#[test]
+fn detection_decompresses_a_prefix_and_decoding_refuses_past_the_limit_with_the_stated_size() {
+    let gz =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compressed/perf-then-64MiB-zeros.gz")).unwrap();
+    // Named from its first MiB, though the whole would be refused.
+    let detection = pgolens::sniff(&gz).unwrap();
+    assert_eq!(detection.to_string(), "perf.data [version 2, little-endian, gzip]");
+    // 74,016 × 256 + 1 MiB; the file's ISIZE says 64 MiB plus the perf.data's 50,864 bytes.
+    let error = pgolens::open(&gz).err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "decompressed content larger than the limit of 19996672 bytes (the file says it holds 67159728 bytes) \
+         (at offset 0xa)"
+    );
+    // A plain file is sniffed as a whole.
+    let plain = common::read("bolt-perf/cprog/cprog.bolt.cpuclock.perf.data");
+    assert_eq!(pgolens::sniff(&plain).unwrap(), pgolens::detect(&plain).unwrap());
 }

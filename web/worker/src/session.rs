@@ -56,7 +56,10 @@ pub const MAX_WINDOW: u64 = 1 << 20;
 /// A decoder's error as the page gets it: its message (with where) and its location.
 pub fn failure(e: pgolens::Error) -> Failure {
     let location = match e.location {
-        pgolens::error::Location::Offset(offset) => Location::Offset(offset),
+        // The hex pane shows the decompressed content: its offsets are the page's.
+        pgolens::error::Location::Offset(offset) | pgolens::error::Location::Decompressed { offset, .. } => {
+            Location::Offset(offset)
+        }
         pgolens::error::Location::Line { line, column } => Location::Line { line, column },
     };
     Failure { message: e.to_string(), location: Some(location) }
