@@ -34,14 +34,14 @@ pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool, output: Option<&
     let format = input.detect().map_err(|e| format!("{path}: {e}"))?.format;
     let mut out = Vec::new();
     if format == Format::BoltFdata {
-        let profile = fdata::decode(&input.data).map_err(|e| format!("{path}: {e}"))?;
+        let profile = fdata::decode(&input.data).map_err(|e| crate::failed(path, &input, e))?;
         fdata::write(&profile, &mut out);
         return emit(output, &out);
     }
     let elf = elf.ok_or("--to fdata needs --binary ELF (the profiled binary)")?;
     let elf_bytes = map(elf)?;
     let binary = Binary::parse(&elf_bytes).map_err(|e| format!("{elf}: {e}"))?;
-    let profile = aggregate(path, &input.data, format, elf, &binary, basic, "fdata")?;
+    let profile = aggregate(path, &input, format, elf, &binary, basic, "fdata")?;
     fdata::write(&profile.to_fdata_model(), &mut out);
     emit(output, &out)
 }
@@ -50,17 +50,18 @@ pub fn export_fdata(path: &str, elf: Option<&str>, basic: bool, output: Option<&
 /// (the file `elf`).
 fn aggregate<'b>(
     path: &str,
-    data: &[u8],
+    input: &pgolens::Input,
     format: Format,
     elf: &str,
     binary: &'b Binary<'b>,
     basic: bool,
     target: &str,
 ) -> Result<perf2bolt::Profile<'b>, String> {
+    let data = &input.data;
     match format {
         Format::BoltPreagg => perf2bolt::aggregate_preagg(data, binary, basic),
         Format::PerfData => {
-            let perf = PerfData::parse(data).map_err(|e| format!("{path}: {e}"))?;
+            let perf = PerfData::parse(data).map_err(|e| crate::failed(path, input, e))?;
             if basic {
                 perf2bolt::aggregate_basic(&perf, binary, base_name(elf))
             } else {
@@ -69,7 +70,7 @@ fn aggregate<'b>(
         }
         other => return Err(format!("{path}: a {other} cannot become {target} (perf.data, pre-aggregated or fdata)")),
     }
-    .map_err(|e| format!("{path}: {e}"))
+    .map_err(|e| crate::failed(path, input, e))
 }
 
 /// The file name of a path, as perf2bolt matches it against perf's mappings.
@@ -86,7 +87,7 @@ pub fn export_yaml(path: &str, elf: Option<&str>, basic: bool, output: Option<&s
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let format = input.detect().map_err(|e| format!("{path}: {e}"))?.format;
     if format == Format::BoltYaml {
-        let profile = yaml::decode(&input.data).map_err(|e| format!("{path}: {e}"))?;
+        let profile = yaml::decode(&input.data).map_err(|e| crate::failed(path, &input, e))?;
         warn_unknown_keys(path, &profile);
         return emit(output, &yaml::write(&profile, profile.wrap_column()));
     }
@@ -103,7 +104,7 @@ pub fn export_yaml(path: &str, elf: Option<&str>, basic: bool, output: Option<&s
             "{elf}: no BAT (.note.bolt_bat): YAML of a binary BOLT did not write needs its CFG (not done)"
         ));
     }
-    let profile = aggregate(path, &input.data, format, elf, &binary, basic, "YAML")?;
+    let profile = aggregate(path, &input, format, elf, &binary, basic, "YAML")?;
     let yaml = perf2bolt::bat_yaml::to_yaml(&profile, &elf_bytes, elf.as_bytes()).map_err(|e| format!("{elf}: {e}"))?;
     emit(output, &yaml::write(&yaml, None))
 }

@@ -61,11 +61,21 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Empty: each failure was reported on its own line already.
         Err(message) => {
-            eprintln!("pgolens: {message}");
+            if !message.is_empty() {
+                eprintln!("pgolens: {message}");
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// A decoder's error about `path`, whose content `input` is: one line naming the
+/// file, with the offset in it (in a compressed file, said to be one in its
+/// decompressed content).
+pub fn failed(path: &str, input: &pgolens::Input, e: pgolens::Error) -> String {
+    format!("{path}: {}", input.locate(e))
 }
 
 fn read(path: &str) -> Result<Vec<u8>, String> {
@@ -85,29 +95,37 @@ pub fn map(path: &str) -> Result<memmap2::Mmap, String> {
     unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(|e| format!("{path}: {e}"))
 }
 
+/// One line per file: its detection on stdout, or why not on stderr (and the exit
+/// status says some failed, with no further line).
 fn detect(paths: &[String]) -> Result<(), String> {
-    let mut failed = None;
+    let mut all = true;
     for path in paths {
-        let result = read(path).and_then(|bytes| {
-            let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
-            input.detect().map_err(|e| format!("{path}: {e}"))
-        });
+        // Compressed files are decompressed only as far as their format shows.
+        let result = map(path).and_then(|bytes| pgolens::sniff(&bytes).map_err(|e| format!("{path}: {e}")));
         match result {
             Ok(detection) => println!("{path}: {detection}"),
             Err(message) => {
                 eprintln!("pgolens: {message}");
-                failed = Some(String::from("some files could not be detected"));
+                all = false;
             }
         }
     }
-    failed.map_or(Ok(()), Err)
+    if all {
+        Ok(())
+    } else {
+        Err(String::new())
+    }
 }
 
+/// The whole dump, or nothing: the tree is walked once to find any error (its
+/// deferred nodes expanded one at a time, as printing does), then printed.
 fn dump(path: &str, json: bool) -> Result<(), String> {
     let bytes = read(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let detection = input.detect().map_err(|e| format!("{path}: {e}"))?;
-    let root = pgolens::dump(&input.data, &detection).map_err(|e| format!("{path}: {e}"))?;
+    let fail = |e| failed(path, &input, e);
+    let root = pgolens::dump(&input.data, &detection).map_err(fail)?;
+    check(&input.data, &detection, &root).map_err(fail)?;
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     let printed = if json {
         print_json(&input.data, &detection, &root, &mut out).and_then(|()| out.write_all(b"\n").map_err(io_error))
@@ -117,12 +135,22 @@ fn dump(path: &str, json: bool) -> Result<(), String> {
     printed.and_then(|()| out.flush().map_err(io_error))
 }
 
+/// Expands every deferred node under `node`: the errors printing would meet.
+fn check(data: &[u8], det: &Detection, node: &Node) -> Result<(), pgolens::Error> {
+    let expanded = match &node.deferred {
+        Some(deferred) => Some(pgolens::expand(data, det, deferred)?),
+        None => None,
+    };
+    expanded.as_deref().unwrap_or(&node.children).iter().try_for_each(|child| check(data, det, child))
+}
+
 pub fn io_error(e: io::Error) -> String {
     format!("writing output: {e}")
 }
 
 /// Deferred children are expanded one node at a time and dropped once printed, so
-/// the whole tree of a large file is never in memory.
+/// the whole tree of a large file is never in memory ([`check`] has expanded them
+/// all once: an error here would be a decoder that answers differently twice).
 fn children_of(data: &[u8], detection: &Detection, node: &Node) -> Result<Option<Vec<Node>>, String> {
     match &node.deferred {
         Some(deferred) => pgolens::expand(data, detection, deferred).map(Some).map_err(|e| e.to_string()),
@@ -177,7 +205,7 @@ fn export_perf_script(
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     // One pass in time order: the record index is not needed.
-    let perf = PerfData::parse_unindexed(&input.data).map_err(|e| format!("{path}: {e}"))?;
+    let perf = PerfData::parse_unindexed(&input.data).map_err(|e| failed(path, &input, e))?;
     let elves = binaries.iter().map(|b| map(b).map(|m| (b, m))).collect::<Result<Vec<_>, _>>()?;
     let kallsyms = kallsyms.map(|k| read(k).map(|t| (k, t))).transpose()?;
     let mut symbols = Symbolizer::new();
@@ -191,7 +219,7 @@ fn export_perf_script(
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let written = match write_script_with(&perf, fields, symbols, |chunk| out.write_all(chunk)) {
         Ok(()) => out.flush(),
-        Err(ScriptError::Decode(e)) => return Err(format!("{path}: {e}")),
+        Err(ScriptError::Decode(e)) => return Err(failed(path, &input, e)),
         Err(ScriptError::Sink(e)) => Err(e),
     };
     match written {
@@ -250,7 +278,7 @@ fn export(args: &[String]) -> Result<(), String> {
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let elf = binary.map(|b| map(b)).transpose()?;
     let profile =
-        pgolens::formats::instrprof::decode(&input.data, elf.as_deref()).map_err(|e| format!("{path}: {e}"))?;
+        pgolens::formats::instrprof::decode(&input.data, elf.as_deref()).map_err(|e| failed(path, &input, e))?;
     // Streamed: the text of a large profile is as large as the file.
     let mut out = io::stdout().lock();
     let written = pgolens::formats::instrprof::proftext::write_chunks(&profile, 1 << 20, &mut |b| out.write_all(b))

@@ -19,7 +19,7 @@ pub const TARGETS: &[&str] = &["sampletext", "dump-gcov", "afdo", "gcov4", "gcov
 pub fn export(path: &str, to: &str, output: Option<&str>) -> Result<(), String> {
     let bytes = map(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
-    let profile = pgolens::detect::decode_sample_profile(&input.data).map_err(|e| format!("{path}: {e}"))?;
+    let profile = pgolens::detect::decode_sample_profile(&input.data).map_err(|e| crate::failed(path, &input, e))?;
     let mut out = Vec::new();
     let v4 = |encoding| {
         let summary = pgolens::model::sample::summary(&profile);

@@ -5,7 +5,7 @@
 //
 //   npm run build && node tests/bench/url-open.mjs [PERF.DATA] [RUNS]
 //
-// PERF.DATA defaults to /work/bench-data/url-open.perf.data, recorded on first use
+// PERF.DATA defaults to $TMPDIR/pgolens-bench/url-open.perf.data, recorded on first use
 // by bench/perf-record.sh (22,500 iterations: about 100 MB; never in the repository).
 // The link's time counts from the navigation (page load, download, read, decode,
 // draw); the drop's from the drop on a page already loaded, and the page's own load
@@ -14,11 +14,13 @@
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { launch, repoRoot, serve } from '../lib/harness.mjs';
 
-const perfData = process.argv[2] ?? '/work/bench-data/url-open.perf.data';
+const perfData = process.argv[2] ?? path.join(tmpdir(), 'pgolens-bench', 'url-open.perf.data');
 const runs = Number(process.argv[3] ?? 2);
 const TIMEOUT = Number(process.env.BENCH_TIMEOUT_MS ?? 10 * 60 * 1000);
 const mb = (n) => `${(n / 1048576).toFixed(0)} MB`;
@@ -26,6 +28,7 @@ const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 if (!existsSync(perfData)) {
   console.log(`recording ${perfData} (bench/perf-record.sh)`);
+  mkdirSync(path.dirname(perfData), { recursive: true });
   execFileSync('bash', [path.join(repoRoot, 'bench/perf-record.sh'), perfData, '22500'], { stdio: 'inherit' });
 }
 const size = statSync(perfData).size;

@@ -50,18 +50,13 @@ async function open(worker, memory, header, file) {
     new Uint8Array(memory.buffer, at, chunk.length).set(chunk);
     return true;
   };
-  const fingerprint = Fingerprint.start();
   if (file instanceof ArrayBuffer) {
-    const bytes = new Uint8Array(file);
-    await fingerprint?.update(bytes);
-    if (!write(bytes)) return;
+    if (!write(new Uint8Array(file))) return;
   } else {
     const step = Math.max(PROGRESS_STEP, total / 100);
     let loaded = 0;
     let posted = 0;
     for await (const value of readChunks(file)) {
-      // Hashed first: the hash copies what it needs before the chunk is reused.
-      await fingerprint?.update(value);
       if (!write(value)) return; // closed or out of memory (the loop ends the reader)
       loaded += value.length;
       if (loaded - posted >= step) {
@@ -71,15 +66,30 @@ async function open(worker, memory, header, file) {
     }
   }
   worker.finish(doc);
-  worker.fingerprint(doc, fingerprint ? await fingerprint.finish() : '', total);
+  // Hashed once the file is shown: the requests its views make are answered
+  // between the blocks (this handler yields at each), so the hash costs the first
+  // view nothing; the file is read again (from the OS's cache, or the buffer).
+  worker.fingerprint(doc, await fingerprintOf(file), total);
+}
+
+/** The file's fingerprint; empty where WebCrypto is not offered. */
+async function fingerprintOf(file) {
+  const fingerprint = Fingerprint.start();
+  if (!fingerprint) return '';
+  if (file instanceof ArrayBuffer) {
+    await fingerprint.update(new Uint8Array(file));
+  } else {
+    for await (const value of readChunks(file)) await fingerprint.update(value);
+  }
+  return fingerprint.finish();
 }
 
 // A file's fingerprint, what a link names it by: SHA-256 over the SHA-256 digests of
-// its 4 MiB blocks. A hash list rather than one SHA-256, so that it is computed as
-// the file is read, by WebCrypto (native code, on the browser's own threads, while
-// wasm decodes), with a bounded number of blocks in flight. Empty where WebCrypto
-// is not offered (a page served over plain http from another machine): links then
-// match files by size only.
+// its 4 MiB blocks. A hash list rather than one SHA-256, so that WebCrypto (native
+// code, on the browser's own threads) hashes it block by block as it is read, with a
+// bounded number of blocks in flight, and the worker stays free between blocks.
+// Empty where WebCrypto is not offered (a page served over plain http from another
+// machine): links then match files by size only.
 class Fingerprint {
   static BLOCK = 4 << 20;
   // Blocks hashed at once; each holds a copy of its 4 MiB until hashed.

@@ -502,4 +502,31 @@ mod tests {
         assert!(v.failed(v.pending.unwrap(), "no function 7"));
         assert_eq!(v.error.as_deref(), Some("no function 7"));
     }
+
+    #[test]
+    fn a_links_function_and_block_are_asked_for_and_selected_when_the_graph_comes() {
+        let (mut v, mut out) = loaded();
+        v.update(Msg::Select(Some(2)), 1, &mut out);
+        let mut link = Params::default();
+        v.write_link(&mut link);
+        assert_eq!(link.fragment(), "function=7&block=2");
+
+        let mut r = BoltCfg::default();
+        r.read_link(&link);
+        let mut out = Outbox::default();
+        r.enter(1, &mut out);
+        assert_eq!(out.queue[0].request, Request::BoltCfg { function: Some(7) });
+        // Until the graph comes, the link keeps the block; then it is selected.
+        let mut kept = Params::default();
+        r.write_link(&mut kept);
+        assert_eq!(kept, link);
+        assert!(r.loaded(r.pending, diamond()));
+        assert_eq!(r.selected, Some(2));
+        // A block the graph does not have is not selected.
+        let mut far = BoltCfg::default();
+        far.read_link(&Params::parse("function=7&block=99"));
+        far.enter(1, &mut out);
+        far.loaded(far.pending, diamond());
+        assert_eq!(far.selected, None);
+    }
 }
