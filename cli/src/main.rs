@@ -29,6 +29,7 @@
 mod bolt;
 mod sample;
 mod share;
+mod spool;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -117,60 +118,68 @@ fn detect(paths: &[String]) -> Result<(), String> {
     }
 }
 
-/// The whole dump, or nothing: the tree is walked once to find any error (its
-/// deferred nodes expanded one at a time, as printing does), then printed.
+/// The whole dump, or nothing: printed into a [`spool::Output`] that reaches stdout
+/// only once every deferred node has been expanded without error.
 fn dump(path: &str, json: bool) -> Result<(), String> {
     let bytes = read(path)?;
     let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
     let detection = input.detect().map_err(|e| format!("{path}: {e}"))?;
     let fail = |e| failed(path, &input, e);
     let root = pgolens::dump(&input.data, &detection).map_err(fail)?;
-    check(&input.data, &detection, &root).map_err(fail)?;
-    let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    let mut out = spool::Output::stdout();
     let printed = if json {
-        print_json(&input.data, &detection, &root, &mut out).and_then(|()| out.write_all(b"\n").map_err(io_error))
+        print_json(&input.data, &detection, &root, &fail, &mut out)
+            .and_then(|()| out.write_all(b"\n").map_err(io_error))
     } else {
-        print_text(&input.data, &detection, &root, 0, &mut out)
+        print_text(&input.data, &detection, &root, 0, &fail, &mut out)
     };
-    printed.and_then(|()| out.flush().map_err(io_error))
-}
-
-/// Expands every deferred node under `node`: the errors printing would meet.
-fn check(data: &[u8], det: &Detection, node: &Node) -> Result<(), pgolens::Error> {
-    let expanded = match &node.deferred {
-        Some(deferred) => Some(pgolens::expand(data, det, deferred)?),
-        None => None,
-    };
-    expanded.as_deref().unwrap_or(&node.children).iter().try_for_each(|child| check(data, det, child))
+    if let Err(message) = printed {
+        out.abandon();
+        return Err(message);
+    }
+    match out.finish() {
+        // `| head` closed the pipe: what was asked for was printed.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(io_error),
+    }
 }
 
 pub fn io_error(e: io::Error) -> String {
     format!("writing output: {e}")
 }
 
+/// How a decoder's error is said (the file named, the offset located in it).
+type Fail<'a> = dyn Fn(pgolens::Error) -> String + 'a;
+
 /// Deferred children are expanded one node at a time and dropped once printed, so
-/// the whole tree of a large file is never in memory ([`check`] has expanded them
-/// all once: an error here would be a decoder that answers differently twice).
-fn children_of(data: &[u8], detection: &Detection, node: &Node) -> Result<Option<Vec<Node>>, String> {
+/// the whole tree of a large file is never in memory.
+fn children_of(data: &[u8], detection: &Detection, node: &Node, fail: &Fail) -> Result<Option<Vec<Node>>, String> {
     match &node.deferred {
-        Some(deferred) => pgolens::expand(data, detection, deferred).map(Some).map_err(|e| e.to_string()),
+        Some(deferred) => pgolens::expand(data, detection, deferred).map(Some).map_err(fail),
         None => Ok(None),
     }
 }
 
-fn print_text(data: &[u8], det: &Detection, node: &Node, depth: usize, out: &mut impl Write) -> Result<(), String> {
+fn print_text(
+    data: &[u8],
+    det: &Detection,
+    node: &Node,
+    depth: usize,
+    fail: &Fail,
+    out: &mut impl Write,
+) -> Result<(), String> {
     let mut line = String::new();
     write_text(node, depth, &mut line);
     out.write_all(line.as_bytes()).map_err(io_error)?;
-    let expanded = children_of(data, det, node)?;
+    let expanded = children_of(data, det, node, fail)?;
     for child in expanded.as_deref().unwrap_or(&node.children) {
-        print_text(data, det, child, depth + 1, out)?;
+        print_text(data, det, child, depth + 1, fail, out)?;
     }
     Ok(())
 }
 
-fn print_json(data: &[u8], det: &Detection, node: &Node, out: &mut impl Write) -> Result<(), String> {
-    let expanded = children_of(data, det, node)?;
+fn print_json(data: &[u8], det: &Detection, node: &Node, fail: &Fail, out: &mut impl Write) -> Result<(), String> {
+    let expanded = children_of(data, det, node, fail)?;
     let children = expanded.as_deref().unwrap_or(&node.children);
     // The node itself without children, then its children streamed into the array.
     let mut head = Node::new(node.label.clone(), node.start, node.end);
@@ -185,7 +194,7 @@ fn print_json(data: &[u8], det: &Detection, node: &Node, out: &mut impl Write) -
             if i > 0 {
                 out.write_all(b",").map_err(io_error)?;
             }
-            print_json(data, det, child, out)?;
+            print_json(data, det, child, fail, out)?;
         }
         out.write_all(b"]").map_err(io_error)?;
     }

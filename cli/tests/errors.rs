@@ -120,3 +120,23 @@ fn errors_in_a_compressed_file_name_their_offset_as_one_in_its_decompressed_cont
     );
     assert!(run(&[Path::new("export"), &plain, Path::new("--to"), Path::new("proftext")]).status.success());
 }
+
+#[test]
+fn a_dump_into_a_file_leaves_the_file_as_it_was_when_it_fails() {
+    let damaged = scratch("damaged-to-file.profdata", &damaged_profdata());
+    let good = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
+    let target = scratch("dump-target.json", b"before\n");
+    let append = || std::fs::OpenOptions::new().append(true).open(&target).unwrap();
+    let run_into = |file: &Path, out: std::fs::File| {
+        Command::new(env!("CARGO_BIN_EXE_pgolens")).args(["dump", "--json"]).arg(file).stdout(out).status().unwrap()
+    };
+    assert!(!run_into(&damaged, append()).success());
+    assert_eq!(std::fs::read(&target).unwrap(), b"before\n");
+    assert!(run_into(&good, append()).success());
+    let text = std::fs::read(&target).unwrap();
+    assert!(text.starts_with(b"before\n{\"label\":") && text.ends_with(b"}\n"));
+    // `>`: truncated, then nothing written.
+    let truncated = std::fs::File::create(&target).unwrap();
+    assert!(!run_into(&damaged, truncated).success());
+    assert_eq!(std::fs::read(&target).unwrap(), b"");
+}

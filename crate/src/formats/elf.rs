@@ -81,7 +81,9 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     f.u32("e_version")?;
     let word = |f: &mut Fields<'_, '_>, label| if wide { f.u64_hex(label) } else { f.u32_hex(label).map(u64::from) };
     word(&mut f, "e_entry")?;
+    let phoff_at = f.reader.offset();
     let phoff = word(&mut f, "e_phoff")?;
+    let shoff_at = f.reader.offset();
     let shoff = word(&mut f, "e_shoff")?;
     f.u32_hex("e_flags")?;
     let ehsize = f.u16("e_ehsize")?;
@@ -94,18 +96,22 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     let mut root = Node::new(detection.format.id(), 0, len);
     root.children.push(Node::new("ELF header", 0, header_end).with_children(f.into_nodes()));
 
-    let table = |offset: u64, count: u16, entsize: u16, label: &'static str| -> Result<Option<Node>> {
+    // A table past the end is reported at the header field that places it: its own
+    // offset is not one of the file's.
+    let table = |field: u64, offset: u64, count: u16, entsize: u16, label: &'static str| -> Result<Option<Node>> {
         let size = u64::from(count).saturating_mul(u64::from(entsize));
         if offset == 0 || size == 0 {
             return Ok(None);
         }
         match offset.checked_add(size) {
             Some(end) if end <= len => Ok(Some(Node::leaf(label, offset, end, alloc::format!("{count} entries")))),
-            _ => Err(Error::invalid(offset, label, size)),
+            _ => Err(Error::invalid(field, label, offset)),
         }
     };
-    root.children.extend(table(phoff, phnum, phentsize, "program headers")?);
-    root.children.extend(table(shoff, shnum, shentsize, "section headers")?);
+    let inside = "an e_phoff that places the program headers inside the file";
+    root.children.extend(table(phoff_at, phoff, phnum, phentsize, inside)?);
+    let inside = "an e_shoff that places the section headers inside the file";
+    root.children.extend(table(shoff_at, shoff, shnum, shentsize, inside)?);
 
     // Sections may share bytes (and the header tables may sit among them); the dump
     // shows each byte once, so a section overlapping one already placed is skipped.
