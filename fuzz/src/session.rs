@@ -1,0 +1,185 @@
+//! The worker target: a file opened in a worker session (`pgolens-worker`) as the
+//! page opens one, then the page's requests, answered through
+//! [`pgolens_worker::Sessions::answer`] as the worker answers them.
+//!
+//! First the requests every view makes when it is shown (the dump's levels, each
+//! table's first page, the flame graph, a search, the summary, the exports), then
+//! up to [`MAX_REQUESTS`] requests with arbitrary arguments, drawn from the input's
+//! last bytes (so a mutation of the file also mutates the requests). A second
+//! document, the fixed binary `cprog`, is open beside it for the requests that
+//! name one (correlate, symbolize, the CFG of a BOLT profile).
+
+use arbitrary::{Result as ArbitraryResult, Unstructured};
+use pgolens_protocol::{DocId, Reply, Request, SampleExport, SampleFilter, TableId, TableQuery};
+use pgolens_worker::session::Session;
+use pgolens_worker::Sessions;
+
+use crate::{fixed, MAX_INPUT, MAX_NODES, MAX_REQUESTS};
+
+const FILE: DocId = 1;
+const BINARY: DocId = 2;
+/// How many of the input's last bytes choose the requests.
+const ARGUMENT_BYTES: usize = 256;
+/// The dump nodes the first walk asks children of.
+const WALK: usize = 256;
+
+const TABLES: [TableId; 10] = [
+    TableId::Functions,
+    TableId::StackFunctions,
+    TableId::MemProf,
+    TableId::BoltFunctions,
+    TableId::BoltBranches,
+    TableId::BoltMemory,
+    TableId::BoltSamples,
+    TableId::BatFunctions,
+    TableId::SampleFunctions,
+    TableId::SampleSymbols,
+];
+
+/// Column ids the tables know (and one they do not).
+const COLUMNS: [&str; 12] =
+    ["", "name", "hash", "counters", "total", "self", "exec", "count", "address", "blocks", "samples", "nope"];
+
+fn open(name: &str, data: &[u8]) -> Option<Session> {
+    let mut session = Session::new(name.into(), data.len() as u64).ok()?;
+    // Two chunks, as the page streams a file.
+    let (a, b) = data.split_at(data.len() / 2);
+    session.slot(a.len()).ok()?.copy_from_slice(a);
+    session.slot(b.len()).ok()?.copy_from_slice(b);
+    session.finish().ok()?;
+    Some(session)
+}
+
+/// The worker's entry points on one file (see the module docs).
+pub fn worker_session(data: &[u8]) {
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let Some(file) = open("input.fuzz", data) else { return };
+    let mut sessions = Sessions::default();
+    sessions.insert(FILE, file);
+    if let Some(binary) = open("cprog", fixed::CPROG) {
+        sessions.insert(BINARY, binary);
+    }
+    shown(&mut sessions);
+    let tail = data.get(data.len().saturating_sub(ARGUMENT_BYTES)..).unwrap_or_default();
+    let mut u = Unstructured::new(tail);
+    for _ in 0..MAX_REQUESTS {
+        let Ok(request) = request(&mut u) else { break };
+        sessions.answer(FILE, request);
+    }
+}
+
+/// What the page asks when it shows each view.
+fn shown(sessions: &mut Sessions) {
+    let mut paths = vec![Vec::new()];
+    let mut asked = 0;
+    let mut nodes = 0;
+    while let Some(path) = paths.pop() {
+        asked += 1;
+        if asked > WALK || nodes > MAX_NODES {
+            break;
+        }
+        if let Some(Reply::Children { nodes: children, .. }) =
+            sessions.answer(FILE, Request::Children { path: path.clone() })
+        {
+            nodes += children.len();
+            for (i, child) in children.iter().enumerate().rev() {
+                if child.has_children {
+                    let mut deeper = path.clone();
+                    deeper.push(u32::try_from(i).unwrap_or(u32::MAX));
+                    paths.push(deeper);
+                }
+            }
+        }
+    }
+    let samples = SampleFilter { event: 0, range: None, root: None };
+    let mut requests = vec![
+        Request::Summary,
+        Request::Flame { samples: samples.clone(), inverted: false },
+        Request::Flame { samples: samples.clone(), inverted: true },
+        Request::Flame { samples: SampleFilter { root: Some(0), ..samples.clone() }, inverted: false },
+        Request::FrameNames,
+        Request::Search { samples: samples.clone(), pattern: "main".into() },
+        Request::Sandwich { samples: samples.clone(), frame: 0 },
+        Request::Timeline { event: 0, bins: 100 },
+        Request::Function { row: 0 },
+        Request::MemProfSite { site: 0 },
+        Request::SampleFunction { row: 0 },
+        Request::BatFunction { row: 0 },
+        Request::BoltCfg { function: None },
+        Request::ExportBolt { yaml: false },
+        Request::ExportBolt { yaml: true },
+        Request::Bytes { start: 0, end: 4096 },
+        Request::PathTo { offset: 0 },
+        Request::Correlate { binary: BINARY },
+        Request::BoltCfg { function: None },
+        Request::Symbolize { binaries: vec![BINARY] },
+    ];
+    requests.extend(SampleExport::ALL.map(|to| Request::ExportSample { to }));
+    requests.extend(TABLES.map(|table| Request::Table { query: TableQuery::new(table), start: 0, count: 100 }));
+    for request in requests {
+        sessions.answer(FILE, request);
+    }
+}
+
+/// A small count most of the time, any `u64` sometimes.
+fn count(u: &mut Unstructured<'_>) -> ArbitraryResult<u64> {
+    Ok(if u.ratio(3, 4)? { u.int_in_range(0..=300)? } else { u.arbitrary()? })
+}
+
+fn index(u: &mut Unstructured<'_>) -> ArbitraryResult<u32> {
+    Ok(if u.ratio(3, 4)? { u.int_in_range(0..=40)? } else { u.arbitrary()? })
+}
+
+fn path(u: &mut Unstructured<'_>) -> ArbitraryResult<Vec<u32>> {
+    let len = u.int_in_range(0..=8)?;
+    (0..len).map(|_| if u.ratio(7, 8)? { u.int_in_range(0..=8) } else { u.arbitrary() }).collect()
+}
+
+fn samples(u: &mut Unstructured<'_>) -> ArbitraryResult<SampleFilter> {
+    let range = if u.arbitrary()? { Some((count(u)?, count(u)?)) } else { None };
+    let root = if u.ratio(1, 4)? { Some(index(u)?) } else { None };
+    Ok(SampleFilter { event: index(u)?, range, root })
+}
+
+fn text(u: &mut Unstructured<'_>) -> ArbitraryResult<String> {
+    let len = u.int_in_range(0..=12)?;
+    let bytes = u.bytes(len)?;
+    Ok(String::from_utf8_lossy(bytes).into_owned())
+}
+
+fn request(u: &mut Unstructured<'_>) -> ArbitraryResult<Request> {
+    Ok(match u.int_in_range(0..=17u8)? {
+        0 => Request::Children { path: path(u)? },
+        1 => Request::Bytes { start: count(u)?, end: count(u)? },
+        2 => Request::PathTo { offset: count(u)? },
+        3 => Request::Reveal { path: path(u)? },
+        4 => {
+            let query = TableQuery {
+                table: *u.choose(&TABLES)?,
+                column: (*u.choose(&COLUMNS)?).into(),
+                descending: u.arbitrary()?,
+                filter: text(u)?,
+                samples: if u.arbitrary()? { Some(samples(u)?) } else { None },
+            };
+            Request::Table { query, start: count(u)?, count: count(u)? }
+        }
+        5 => Request::Summary,
+        6 => Request::Function { row: index(u)? },
+        7 => Request::MemProfSite { site: index(u)? },
+        8 => Request::Flame { samples: samples(u)?, inverted: u.arbitrary()? },
+        9 => Request::Sandwich { samples: samples(u)?, frame: index(u)? },
+        10 => Request::FrameNames,
+        11 => Request::Search { samples: samples(u)?, pattern: text(u)? },
+        12 => Request::Timeline {
+            event: index(u)?,
+            bins: if u.ratio(3, 4)? { u.int_in_range(0..=4096)? } else { u.arbitrary()? },
+        },
+        13 => Request::BoltCfg { function: if u.arbitrary()? { Some(index(u)?) } else { None } },
+        14 => Request::BatFunction { row: index(u)? },
+        15 => Request::ExportBolt { yaml: u.arbitrary()? },
+        16 => Request::SampleFunction { row: index(u)? },
+        _ => Request::ExportSample { to: *u.choose(&SampleExport::ALL)? },
+    })
+}

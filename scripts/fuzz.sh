@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The long fuzz campaign: builds every cargo-fuzz target of fuzz/libfuzzer/ (one per
+# function of the `pgolens-fuzz` crate, see fuzz/README.md) and runs each for RUNS
+# executions, seeded from the repository's corpus, then prints per target the
+# executions, exec/s, libFuzzer's coverage (`cov:` edges, `ft:` features), the size
+# of the corpus it grew and its findings (crash, timeout, OOM inputs, saved under
+# OUT/artifacts/TARGET/). The CI smoke run of the same functions is
+# `cargo test -p pgolens-fuzz` (fuzz/tests/smoke.rs).
+#
+#   scripts/fuzz.sh [TARGET...]          all targets when none is named
+#
+# Environment:
+#   RUNS=10000000   executions per target (libFuzzer -runs)
+#   MAX_TIME=0      seconds per target (libFuzzer -max_total_time; 0: no limit)
+#   OUT=/tmp/pgolens-fuzz   grown corpora, seed links, artifacts, logs (outside the repo)
+#   FUZZ_TARGET_DIR=target/fuzz   nightly + sanitizer builds, apart from the
+#                                        workspace's own target directory
+#   SANITIZER=address   cargo-fuzz --sanitizer (address, none, ...)
+# libFuzzer limits: inputs up to 1 MiB (the targets ignore longer ones), 30 s per
+# input, 2 GiB RSS, 512 MiB in one allocation (an input of at most 1 MiB asking
+# for more is a finding).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${RUNS:-10000000}
+MAX_TIME=${MAX_TIME:-0}
+OUT=${OUT:-/tmp/pgolens-fuzz}
+SANITIZER=${SANITIZER:-address}
+export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$root/target/fuzz}
+triple=x86_64-unknown-linux-gnu
+
+cd "$root"
+mapfile -t all < <(cargo +nightly fuzz list --fuzz-dir fuzz/libfuzzer)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+
+echo "== building the targets (sanitizer: $SANITIZER)"
+# All of them in one build: they share every crate but their own few lines.
+nice -n 19 cargo +nightly fuzz build --fuzz-dir fuzz/libfuzzer --target-dir "$CARGO_TARGET_DIR" \
+  --sanitizer "$SANITIZER"
+
+echo "== seed links under $OUT/seeds"
+mkdir -p "$OUT/seeds"
+nice -n 19 cargo run -q -p pgolens-fuzz --bin pgolens-fuzz-seeds -- "$OUT/seeds" "${targets[@]}"
+
+printf '%-15s %12s %9s %7s %7s %13s %8s\n' target executions exec/s cov ft corpus findings
+status=0
+for t in "${targets[@]}"; do
+  corpus="$OUT/corpus/$t" artifacts="$OUT/artifacts/$t" log="$OUT/logs/$t.log"
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  # The grown corpus first: libFuzzer adds new inputs to the first directory.
+  nice -n 19 "$CARGO_TARGET_DIR/$triple/release/$t" "$corpus" "$OUT/seeds/$t" \
+    -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len=1048576 -timeout=30 \
+    -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=1
+  last=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9]*[a-zA-Z]*\).*/\1/p' <<<"$last")
+  findings=$(find "$artifacts" -type f | wc -l)
+  printf '%-15s %12s %9s %7s %7s %13s %8s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$findings"
+done
+echo "logs: $OUT/logs/; findings: $OUT/artifacts/TARGET/ (make each a file of fuzz/regressions/TARGET/)"
+exit $status
