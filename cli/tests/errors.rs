@@ -40,25 +40,6 @@ fn damaged_profdata() -> Vec<u8> {
 
 const DAMAGE: &str = "expected NumBitmapBytes that fit in the record, found 0xffff000000";
 
-/// `data` as a gzip file of stored (uncompressed) deflate blocks (RFC 1951 3.2.4).
-fn gzip_stored(data: &[u8]) -> Vec<u8> {
-    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
-    let chunks: Vec<&[u8]> = data.chunks(0xffff).collect();
-    for (i, chunk) in chunks.iter().enumerate() {
-        out.push(u8::from(i + 1 == chunks.len()));
-        let len = chunk.len() as u16;
-        out.extend(len.to_le_bytes());
-        out.extend((!len).to_le_bytes());
-        out.extend(*chunk);
-    }
-    let crc = data.iter().fold(!0u32, |crc, &b| {
-        (0..8).fold(crc ^ u32::from(b), |c, _| if c & 1 == 1 { (c >> 1) ^ 0xedb8_8320 } else { c >> 1 })
-    });
-    out.extend((!crc).to_le_bytes());
-    out.extend((data.len() as u32).to_le_bytes());
-    out
-}
-
 #[test]
 fn detect_says_one_line_per_file_and_nothing_more() {
     let good = corpus("llvm/irpgo-progA/irpgo-progA.profraw");
@@ -101,7 +82,7 @@ fn a_dump_that_fails_deep_in_the_file_prints_nothing_but_its_one_line_error() {
 
 #[test]
 fn errors_in_a_compressed_file_name_their_offset_as_one_in_its_decompressed_content() {
-    let gz = scratch("damaged.profdata.gz", &gzip_stored(&damaged_profdata()));
+    let gz = scratch("damaged.profdata.gz", &pgolens::compress::gzip_stored(&damaged_profdata()));
     let out = run(&[Path::new("dump"), Path::new("--json"), &gz]);
     assert_eq!(out.stdout, b"");
     assert_eq!(
@@ -116,7 +97,7 @@ fn errors_in_a_compressed_file_name_their_offset_as_one_in_its_decompressed_cont
     // The same file uncompressed decodes whole, so the offset is the same content's.
     let plain = scratch(
         "plain.profdata.gz",
-        &gzip_stored(&std::fs::read(corpus("llvm/irpgo-progA/irpgo-progA.profdata")).unwrap()),
+        &pgolens::compress::gzip_stored(&std::fs::read(corpus("llvm/irpgo-progA/irpgo-progA.profdata")).unwrap()),
     );
     assert!(run(&[Path::new("export"), &plain, Path::new("--to"), Path::new("proftext")]).status.success());
 }

@@ -233,6 +233,39 @@ fn unzstd_upto(file: &[u8], prefix: Option<usize>) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// `data` as a gzip file (RFC 1952) of stored deflate blocks (RFC 1951 section 3.2.4):
+/// valid gzip that any reader takes, made without compressing (tests and fuzz
+/// targets wrap inputs in it; the page's downloads are compressed by the browser).
+pub fn gzip_stored(data: &[u8]) -> Vec<u8> {
+    // 10 header bytes, 5 per block of up to 64 KiB, 8 trailer bytes.
+    let blocks = data.len().checked_div(0xffff).unwrap_or(0).saturating_add(1);
+    let mut out = Vec::with_capacity(data.len().saturating_add(blocks.saturating_mul(5)).saturating_add(18));
+    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+    let mut blocks = data.chunks(0xffff).peekable();
+    if blocks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        let len = u16::try_from(block.len()).unwrap_or(u16::MAX);
+        out.push(u8::from(blocks.peek().is_none()));
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    // ISIZE: the size modulo 2^32.
+    let size = (data.len() as u64).to_le_bytes();
+    out.extend_from_slice(size.get(..4).unwrap_or_default());
+    out
+}
+
+/// CRC-32 (ISO-HDLC, the polynomial gzip uses), bit by bit: for small inputs only.
+pub fn crc32(data: &[u8]) -> u32 {
+    !data.iter().fold(!0u32, |crc, &byte| {
+        (0..8).fold(crc ^ u32::from(byte), |c, _| if c & 1 == 1 { (c >> 1) ^ 0xedb8_8320 } else { c >> 1 })
+    })
+}
+
 /// Inflates a zlib stream (RFC 1950) that must produce exactly `expected_len` bytes,
 /// as in LLVM's compressed name chunks and sample-profile sections.
 pub fn inflate_zlib(data: &[u8], expected_len: usize, offset: u64) -> Result<Vec<u8>> {
@@ -309,5 +342,13 @@ mod tests {
         let mut bad = HELLO_GZ;
         bad[22] = 9; // ISIZE
         assert!(gunzip(&bad).is_err());
+    }
+
+    #[test]
+    fn stored_gzip_reads_back_and_has_gzips_check_value() {
+        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+        for data in [&b""[..], b"pgolens", &[7u8; 200_000]] {
+            assert_eq!(gunzip(&gzip_stored(data)).unwrap(), data);
+        }
     }
 }

@@ -303,18 +303,21 @@ impl Session {
         if raw.starts_with(synthetic::MAGIC) {
             return self.finish_synthetic(raw);
         }
-        let (data, detection) = {
+        let (data, detection, compression) = {
             let input = pgolens::open(&raw).map_err(failure)?;
             let detection = input.detect().map_err(failure)?;
+            let compression = input.compression();
             match input.data {
-                Cow::Owned(inflated) => (Some(inflated), detection),
-                Cow::Borrowed(_) => (None, detection),
+                Cow::Owned(inflated) => (Some(inflated), detection, compression),
+                Cow::Borrowed(_) => (None, detection, compression),
             }
         };
+        // A compressed file's errors name offsets of its decompressed content, as the CLI's do.
+        let located = |e: pgolens::Error| failure(compression.map_or(e, |c| e.in_decompressed(c)));
         // The compressed bytes are dropped here when the file was gzip.
         let data = Rc::new(data.unwrap_or(raw));
         // A binary sample profile's dump decodes it: its profile comes from that pass.
-        let (mut root, sample_profile) = pgolens::dump_with_sample_profile(&data, &detection).map_err(failure)?;
+        let (mut root, sample_profile) = pgolens::dump_with_sample_profile(&data, &detection).map_err(located)?;
         expand(&data, &detection, &mut root)?;
 
         // A profile whose records cannot be decoded (a correlated raw profile
@@ -360,7 +363,7 @@ impl Session {
         let (sample, sample_error) = if is_sample(detection.format) {
             match sample_profile.map_or_else(|| pgolens::detect::decode_sample_profile(&data), Ok) {
                 Ok(profile) => (Some(SampleView::new(profile)), None),
-                Err(e) => (None, Some(failure(e))),
+                Err(e) => (None, Some(located(e))),
             }
         } else {
             (None, None)

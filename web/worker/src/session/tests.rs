@@ -116,6 +116,19 @@ fn errors_are_messages_with_offsets() {
 }
 
 #[test]
+fn a_compressed_files_errors_say_their_offsets_are_of_its_decompressed_content() {
+    let bytes = corpus("llvm/sample-basic/sample-basic.extbinary.prof");
+    let cut = &bytes[..bytes.len() / 2];
+    let plain = session("cut.extbinary", cut).finish().unwrap_err();
+    let gz = session("cut.extbinary.gz", &pgolens::compress::gzip_stored(cut)).finish().unwrap_err();
+    let at = plain.message.rfind(" (at offset ").unwrap();
+    assert_eq!(gz.message, format!("{} of the decompressed gzip content)", plain.message.trim_end_matches(')')));
+    // The page's location stays the hex pane's: an offset of the content it shows.
+    assert_eq!(gz.location, plain.location);
+    assert!(at > 0 && matches!(plain.location, Some(Location::Offset(_))), "{plain:?}");
+}
+
+#[test]
 fn instrprof_files_offer_the_function_table_summary_and_details() {
     let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
     let mut s = session("irpgo-progA.profdata", &bytes);
