@@ -144,7 +144,7 @@ test('search highlights the matching frames and gives their share of the samples
   const before = Number(await canvas(page).getAttribute('data-paints'));
   await page.keyboard.press('/');
   await page.keyboard.type('mem');
-  await page.locator('.flame-share').filter({ hasText: '30.00% of samples match (1 functions)' }).waitFor();
+  await page.locator('.flame-share').filter({ hasText: '30.00% of samples match (1 function)' }).waitFor();
   await paintedAtLeast(page, before + 1);
   // The hit is painted in the highlight colour (#d43ac8), the rest dimmed.
   const box = await canvas(page).boundingBox();

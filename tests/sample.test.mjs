@@ -175,7 +175,7 @@ test('a selected function shows its line heat, its inlined callsites opened in p
   assert.equal(await op.locator('.ft-name').innerText(), 'op_add(long, long)');
   // The same graph's search and sandwich.
   await page.locator('.sample-inline .flame-search').fill('op_add');
-  await page.locator('.sample-inline .flame-share').filter({ hasText: '10.34% of samples match (1 functions)' }).waitFor();
+  await page.locator('.sample-inline .flame-share').filter({ hasText: '10.34% of samples match (1 function)' }).waitFor();
   await hoverInline(page, 0.05, 2);
   await page.mouse.click(...(await inlinePoint(page, 0.05, 2)), { button: 'right' });
   await page.locator('.sample-inline .sandwich h3').filter({ hasText: 'Callers and callees of op_add(long, long) in the whole profile' }).waitFor();

@@ -48,6 +48,12 @@ pub fn title_among(view: View, tabs: &[View]) -> &'static str {
     }
 }
 
+/// `n` things, `noun` in the singular: "1 function", "7 functions".
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Every view, in no particular order.
 pub const ALL: [View; 13] = [
     View::Dump,
@@ -92,6 +98,13 @@ pub fn id(view: View) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_say_one_thing_in_the_singular() {
+        assert_eq!(count(1u32, "function"), "1 function");
+        assert_eq!(count(0u32, "function"), "0 functions");
+        assert_eq!(count(7u64, "sample"), "7 samples");
+    }
 
     #[test]
     fn every_view_is_found_by_its_id() {

@@ -30,7 +30,7 @@ pub fn BoltFunctionsView(props: &Props) -> Html {
         });
     }
     let count = match t.total {
-        Some(n) => format!("{n} functions"),
+        Some(n) => crate::views::count(n, "function"),
         None => String::from("loading…"),
     };
     let summary = props.doc.summary.as_ref();

@@ -111,8 +111,8 @@ pub fn FlameGraph(props: &Props) -> Html {
     });
     let share = st.found().map(|f| {
         let pct = if f.total == 0 { 0.0 } else { f.weight as f64 * 100.0 / f.total as f64 };
-        let n = f.hit.iter().filter(|&&h| h).count();
-        format!("{pct:.2}% of samples match ({n} functions)")
+        let n = f.hit.iter().filter(|&&h| h).count() as u64;
+        format!("{pct:.2}% of samples match ({})", crate::views::count(n, "function"))
     });
     let total = st.flame.as_ref().map(|f| f.total());
 
@@ -174,7 +174,7 @@ pub fn FlameGraph(props: &Props) -> Html {
                 if !st.symbolized_with.is_empty() {
                     <span class="muted flame-symbols" title="Frames named from these files">{format!("symbols: {}", st.symbolized_with.join(", "))}</span>
                 }
-                <span class="muted flame-total">{total.map(|t| format!("{t} samples")).unwrap_or_default()}</span>
+                <span class="muted flame-total">{total.map(|t| crate::views::count(t, "sample")).unwrap_or_default()}</span>
             </div>
             if let Some(t) = st.timeline.as_ref().filter(|_| !rooted) {
                 <Timeline data={t.clone()} range={st.samples.range} on_range={d.reform(Msg::SelectTimeRange)} />

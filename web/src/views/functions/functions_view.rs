@@ -23,7 +23,7 @@ pub fn FunctionsView(props: &Props) -> Html {
     let t = &f.table;
     let count = match (t.matching, t.total) {
         (Some(m), Some(t)) if m != t => format!("{m} of {t} functions"),
-        (_, Some(t)) => format!("{t} functions"),
+        (_, Some(t)) => crate::views::count(t, "function"),
         _ => String::from("loading…"),
     };
     html! {

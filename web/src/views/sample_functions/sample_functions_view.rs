@@ -45,7 +45,7 @@ pub fn SampleFunctionsView(props: &Props) -> Html {
     }
     let count = match (t.matching, t.total) {
         (Some(m), Some(t)) if m != t => format!("{m} of {t} functions"),
-        (_, Some(t)) => format!("{t} functions"),
+        (_, Some(t)) => crate::views::count(t, "function"),
         _ => String::from("loading…"),
     };
     let buttons = SampleExport::ALL.into_iter().map(|to| {
