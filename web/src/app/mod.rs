@@ -505,8 +505,8 @@ impl State {
             }),
             Action::SampleSymbols(msg) => self.with_current(|doc, out| doc.sample_symbols.update(msg, doc.id, out)),
             Action::Restore(link) => {
-                let missing = link.all("file").filter_map(FileRef::parse).collect();
-                self.restoring = Some(Restoring { link, missing, impostors: Vec::new() });
+                // Which of its files are missing is for try_restore to find.
+                self.restoring = Some(Restoring { link, ..Restoring::default() });
                 self.try_restore();
                 true
             }

@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use wasm_bindgen::convert::FromWasmAbi;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement};
@@ -68,9 +69,10 @@ fn demo_url() -> Option<String> {
     document.get_element_by_id("app")?.get_attribute("data-demo").filter(|u| !u.is_empty())
 }
 
-/// Listens on the window, so a drop anywhere on the page opens the files.
-fn listen(event: &str, handler: impl FnMut(DragEvent) + 'static) -> impl FnOnce() {
-    let closure = Closure::<dyn FnMut(DragEvent)>::new(handler);
+/// Listens on the window (a drop anywhere on the page, the history's steps);
+/// returns what stops listening.
+fn listen<E: FromWasmAbi + 'static>(event: &str, handler: impl FnMut(E) + 'static) -> impl FnOnce() {
+    let closure = Closure::<dyn FnMut(E)>::new(handler);
     let window = web_sys::window();
     if let Some(w) = &window {
         let _ = w.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
@@ -174,18 +176,7 @@ pub fn App() -> Html {
     {
         let dispatch = state.dispatcher();
         use_effect_with((), move |()| {
-            let closure = Closure::<dyn FnMut(web_sys::PopStateEvent)>::new(move |_| {
-                dispatch.dispatch(Action::Restore(current_link()));
-            });
-            let window = web_sys::window();
-            if let Some(w) = &window {
-                let _ = w.add_event_listener_with_callback("popstate", closure.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(w) = &window {
-                    let _ = w.remove_event_listener_with_callback("popstate", closure.as_ref().unchecked_ref());
-                }
-            }
+            listen("popstate", move |_: web_sys::PopStateEvent| dispatch.dispatch(Action::Restore(current_link())))
         });
     }
 

@@ -8,6 +8,7 @@ pub mod app;
 mod doc_view;
 pub mod download;
 mod file_list;
+mod js;
 pub mod opener;
 mod remote;
 pub mod scroll;

@@ -11,13 +11,13 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use js_sys::{Array, Reflect, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use pgolens_protocol::{DocId, FromWorker, Phase, Reply};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{AbortController, File, FilePropertyBag, ReadableStreamDefaultReader, RequestInit, Response, Url};
 
+use super::js;
 use super::opener::Opener;
 use crate::app::Action;
 
@@ -181,10 +181,6 @@ fn status_text(status: u16) -> &'static str {
     }
 }
 
-fn js_message(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_default()
-}
-
 /// Fetches `url` into a `File`, reporting progress to document `id`; says why not.
 async fn download(opener: &Opener, id: DocId, url: &str, controller: &AbortController) -> Result<File, String> {
     let window = web_sys::window().ok_or("no window")?;
@@ -227,21 +223,19 @@ async fn download(opener: &Opener, id: DocId, url: &str, controller: &AbortContr
         let step = if total > 0 { (total / 100).max(1) } else { UNKNOWN_SIZE_STEP };
         let mut next_report = step;
         loop {
-            let read = match JsFuture::from(reader.read()).await {
-                Ok(read) => read,
+            let value = match js::next_chunk(&reader).await {
+                Ok(Some(value)) => value,
+                Ok(None) => break,
                 Err(_) if signal.aborted() => return Err(cancelled()),
                 Err(e) => {
                     return Err(format!(
                         "{url}: the download broke off after {loaded} bytes ({}); try again, or download the file \
                          and drop it here instead",
-                        js_message(&e)
+                        js::message(e)
                     ))
                 }
             };
-            if Reflect::get(&read, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
-                break;
-            }
-            let Ok(chunk) = Reflect::get(&read, &"value".into()).and_then(|v| v.dyn_into::<Uint8Array>()) else {
+            let Ok(chunk) = value.dyn_into::<Uint8Array>() else {
                 return Err(format!("{url}: the body is not bytes"));
             };
             loaded = loaded.saturating_add(u64::from(chunk.length()));
@@ -259,5 +253,5 @@ async fn download(opener: &Opener, id: DocId, url: &str, controller: &AbortContr
         options.set_type(&kind);
     }
     File::new_with_u8_array_sequence_and_options(&chunks, &name, &options)
-        .map_err(|e| format!("{url}: the downloaded bytes cannot be made a file ({})", js_message(&e)))
+        .map_err(|e| format!("{url}: the downloaded bytes cannot be made a file ({})", js::message(e)))
 }

@@ -19,6 +19,7 @@ use web_sys::{
 use yew::prelude::*;
 
 use super::download;
+use super::js;
 use super::opener::Opener;
 use crate::app::link::{FileRef, Params};
 use crate::app::{Action, Doc};
@@ -115,23 +116,21 @@ pub fn open_inline(opener: &Opener, link: &Params) -> bool {
 }
 
 fn file(bytes: &[u8], name: &str) -> Result<File, String> {
-    File::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(bytes)), name).map_err(js_error)
+    File::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(bytes)), name).map_err(js::message)
 }
 
 /// A link's `data=` value as the file's bytes.
 async fn inflate_data(value: &str) -> Result<Vec<u8>, String> {
     let deflated = base64url_decode(value)?;
-    let pair = TransformEnds::decompressor("deflate-raw").map_err(js_error)?.pair();
-    let blob = Blob::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(&deflated[..]))).map_err(js_error)?;
+    let pair = TransformEnds::decompressor("deflate-raw").map_err(js::message)?.pair();
+    let blob = Blob::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(&deflated[..]))).map_err(js::message)?;
     let stream = blob.stream().pipe_through(&pair);
     let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
     let mut out = Vec::new();
     loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(|e| format!("not raw deflate ({})", js_error(e)))?;
-        if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
-            return Ok(out);
-        }
-        let value: Uint8Array = Reflect::get(&chunk, &"value".into()).map_err(js_error)?.unchecked_into();
+        let chunk = js::next_chunk(&reader).await.map_err(|e| format!("not raw deflate ({})", js::message(e)))?;
+        let Some(value) = chunk else { return Ok(out) };
+        let value: Uint8Array = value.unchecked_into();
         // A link is at most a few MB: what inflates far past that is no share link.
         if out.len().saturating_add(value.length() as usize) > MAX_INLINE {
             let _ = reader.cancel();
@@ -146,21 +145,14 @@ async fn inflate_data(value: &str) -> Result<Vec<u8>, String> {
 const MAX_INLINE: usize = 64 << 20;
 
 async fn deflate(blob: &Blob) -> Result<Vec<u8>, String> {
-    let pair = TransformEnds::compressor("deflate-raw").map_err(js_error)?.pair();
+    let pair = TransformEnds::compressor("deflate-raw").map_err(js::message)?.pair();
     read_all(&blob.stream().pipe_through(&pair)).await
 }
 
 async fn read_all(stream: &ReadableStream) -> Result<Vec<u8>, String> {
-    let response = Response::new_with_opt_readable_stream(Some(stream)).map_err(js_error)?;
-    let buffer = JsFuture::from(response.array_buffer().map_err(js_error)?).await.map_err(js_error)?;
+    let response = Response::new_with_opt_readable_stream(Some(stream)).map_err(js::message)?;
+    let buffer = JsFuture::from(response.array_buffer().map_err(js::message)?).await.map_err(js::message)?;
     Ok(Uint8Array::new(&buffer).to_vec())
-}
-
-fn js_error(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// Base64url as links carry it: no padding written, padding accepted.
@@ -267,7 +259,7 @@ async fn download_page(
         let Some(blob) = blob else { return Shared::Failed(format!("{} is not at hand any more", doc.name)) };
         match File::new_with_blob_sequence(&Array::of1(blob), &doc.name) {
             Ok(file) => files.push(&file),
-            Err(e) => return Shared::Failed(js_error(e)),
+            Err(e) => return Shared::Failed(js::message(e)),
         };
     }
     let Some(api) = page_api() else { return Shared::Failed(String::from("this page cannot build one")) };
@@ -288,7 +280,7 @@ async fn download_page(
             }
         }
         Ok(None) => Shared::Failed(String::from("the page builder returned no text")),
-        Err(e) => Shared::Failed(js_error(e)),
+        Err(e) => Shared::Failed(js::message(e)),
     }
 }
 

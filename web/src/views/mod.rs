@@ -54,26 +54,9 @@ pub fn count(n: impl Into<u64>, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Every view, in no particular order.
-pub const ALL: [View; 13] = [
-    View::Dump,
-    View::Flame,
-    View::Functions,
-    View::Summary,
-    View::MemProf,
-    View::BoltFunctions,
-    View::BoltCfg,
-    View::BoltBranches,
-    View::BoltMemory,
-    View::BoltSamples,
-    View::Bat,
-    View::SampleFunctions,
-    View::SampleSymbols,
-];
-
 /// The view with this [`id`] (a link's `tab`).
 pub fn from_id(text: &str) -> Option<View> {
-    ALL.into_iter().find(|&v| id(v) == text)
+    View::ALL.into_iter().find(|&v| id(v) == text)
 }
 
 /// A view's id in the page (tab and panel element ids, a link's `tab`).
@@ -108,7 +91,7 @@ mod tests {
 
     #[test]
     fn every_view_is_found_by_its_id() {
-        for view in ALL {
+        for view in View::ALL {
             assert_eq!(from_id(id(view)), Some(view));
         }
         assert_eq!(from_id("nope"), None);
