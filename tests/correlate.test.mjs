@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, dropFiles, launch, parseProftext, serve } from './lib/harness.mjs';
 
 const DIR = 'llvm/bincorr-progB';
 const RAW = `${DIR}/bincorr-progB.profraw`;
@@ -25,19 +25,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** The records of a .proftext: [{ name, counts }]. */
-function parseProftext(text) {
-  const records = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].startsWith('#') || lines[i].startsWith(':') || !lines[i]) continue;
-    if (!/^# Func Hash:/.test(lines[i + 1] ?? '')) continue;
-    const n = Number(lines[i + 4]);
-    records.push({ name: lines[i], counts: lines.slice(i + 6, i + 6 + n).map(Number) });
-  }
-  return records;
-}
 
 async function file(p) {
   return { name: path.basename(p), bytes: await readFile(path.join(corpus, p)) };

@@ -5,11 +5,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, dropFiles, fingerprint, launch, serve } from './lib/harness.mjs';
 
 const PROFDATA = 'llvm/irpgo-progA/irpgo-progA.profdata';
 const DEMO = 'llvm/irpgo-progA/irpgo-progA.profraw';
@@ -37,15 +36,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** The fingerprint a link names a file by: SHA-256 over the SHA-256s of its 4 MiB blocks. */
-function fingerprint(bytes) {
-  const list = [];
-  for (let at = 0; at < bytes.length; at += 4 << 20) {
-    list.push(createHash('sha256').update(bytes.subarray(at, at + (4 << 20))).digest());
-  }
-  return createHash('sha256').update(Buffer.concat(list)).digest('hex');
-}
 
 async function newPage() {
   const page = await browser.context.newPage();

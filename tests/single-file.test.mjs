@@ -8,13 +8,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { corpus, dist, dropFiles, launch, repoRoot, serve } from './lib/harness.mjs';
+import { corpus, dist, dropFiles, fingerprint, launch, repoRoot, serve } from './lib/harness.mjs';
 
 const CLI = path.resolve(repoRoot, process.env.CARGO_TARGET_DIR ?? 'target', 'debug', 'pgolens');
 // A sample profile of 7 functions (llvm-profdata show --sample lists them).
@@ -101,10 +100,9 @@ test('pgolens share puts a profile in the page, which opens on it', async () => 
     await sampleShown(page);
     // Only the carried file: not the demo.
     assert.equal(await page.locator('.files .file').count(), 1);
-    // The link names it by size and fingerprint: SHA-256 of its only 4 MiB block's
-    // SHA-256, as the page's worker computes it too.
-    const sha256 = (data) => createHash('sha256').update(data).digest();
-    const id = sha256(sha256(bytes)).toString('hex').slice(0, 12);
+    // The link names it by size and fingerprint (for a file of one 4 MiB block, the
+    // SHA-256 of its SHA-256), as the page's worker computes it too.
+    const id = fingerprint(bytes).slice(0, 12);
     const hash = decodeURIComponent(await page.evaluate(() => location.hash));
     assert.match(hash, new RegExp(`^#file=${bytes.length}\\.${id}\\.sample-basic\\.text\\.prof(&|$)`));
     assert.deepEqual(requests, []);

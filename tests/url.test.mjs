@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-import { corpus, launch, repoRoot, serve } from './lib/harness.mjs';
+import { corpus, launch, parseProftext, repoRoot, serve } from './lib/harness.mjs';
 
 const RAW = 'llvm/bincorr-progB/bincorr-progB.profraw';
 const ELF = 'llvm/bincorr-progB/bincorr-progB.elf';
@@ -23,19 +23,6 @@ let site;
 let files;
 let noCors;
 let browser;
-
-/** The records of a .proftext: [{ name, counts }] (as tests/correlate.test.mjs reads them). */
-function parseProftext(text) {
-  const records = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].startsWith('#') || lines[i].startsWith(':') || !lines[i]) continue;
-    if (!/^# Func Hash:/.test(lines[i + 1] ?? '')) continue;
-    const n = Number(lines[i + 4]);
-    records.push({ name: lines[i], counts: lines.slice(i + 6, i + 6 + n).map(Number) });
-  }
-  return records;
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,6 +1,9 @@
 // What the browser tests and the page benchmark share: a static server for dist/
-// on a free loopback port, and Debian's chromium driven by playwright-core.
+// on a free loopback port, Debian's chromium driven by playwright-core, and readers
+// of the references the tests compare with (a .proftext's records, a file's
+// fingerprint as links name it).
 
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -116,4 +119,26 @@ export async function dropFiles(page, files) {
       target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
     }
   }, payload);
+}
+
+/** The records of a .proftext (`llvm-profdata merge --text`): [{ name, counts }]. */
+export function parseProftext(text) {
+  const records = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith('#') || lines[i].startsWith(':') || !lines[i]) continue;
+    if (!/^# Func Hash:/.test(lines[i + 1] ?? '')) continue;
+    const n = Number(lines[i + 4]);
+    records.push({ name: lines[i], counts: lines.slice(i + 6, i + 6 + n).map(Number) });
+  }
+  return records;
+}
+
+/** The fingerprint a link names a file by: SHA-256 over the SHA-256s of its 4 MiB blocks. */
+export function fingerprint(bytes) {
+  const list = [];
+  for (let at = 0; at < bytes.length; at += 4 << 20) {
+    list.push(createHash('sha256').update(bytes.subarray(at, at + (4 << 20))).digest());
+  }
+  return createHash('sha256').update(Buffer.concat(list)).digest('hex');
 }
