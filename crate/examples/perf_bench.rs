@@ -90,6 +90,6 @@ fn main() {
     );
     heap("stacks", base);
     let t = Instant::now();
-    let tree = profile.call_tree(&Filter { event: 0, time: None });
+    let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
     println!("call tree    {:>8.3} s  {} nodes", t.elapsed().as_secs_f64(), tree.nodes.len());
 }

@@ -1,5 +1,6 @@
 //! Times the stack model on a synthetic profile: building it from 5M samples, then
-//! the call tree, inverted tree, functions, search and flame layout of all of them.
+//! the call tree, inverted tree, functions, search and flame layout of all of them,
+//! the left-heavy layout against the alphabetical one, and the call tree under transforms.
 //!
 //! `cargo run --release -p pgolens --example stacks_bench [SAMPLES]`
 
@@ -13,7 +14,7 @@
 use std::time::Instant;
 
 use pgolens::layout::flame::Flame;
-use pgolens::model::stacks::{Filter, FrameKind, StackProfile};
+use pgolens::model::stacks::{Filter, FrameKind, StackProfile, Transform};
 
 fn main() {
     let samples: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(5_000_000);
@@ -48,7 +49,7 @@ fn main() {
         p.push_sample_at(event, s, 1 + (x >> 60), leaves[(x % leaves.len() as u64) as usize]).unwrap();
     }
     let built = t.elapsed();
-    let filter = Filter { event, time: None };
+    let filter = Filter { event, ..Filter::default() };
     let time = |what: &str, f: &mut dyn FnMut() -> usize| {
         let t = Instant::now();
         let n = f();
@@ -57,7 +58,9 @@ fn main() {
     println!("{samples} samples, {} prefix nodes: built in {:.0} ms", p.node_count(), built.as_secs_f64() * 1e3);
     time("call tree (first: + index)", &mut || p.call_tree(&filter).nodes.len());
     time("call tree", &mut || p.call_tree(&filter).nodes.len());
-    time("call tree, half the time", &mut || p.call_tree(&Filter { event, time: Some(0..samples / 2) }).nodes.len());
+    time("call tree, half the time", &mut || {
+        p.call_tree(&Filter { event, time: Some(0..samples / 2), ..Filter::default() }).nodes.len()
+    });
     time("inverted", &mut || p.inverted(&filter).nodes.len());
     time("functions", &mut || p.functions(&filter).len());
     time("search", &mut || p.search(&filter, "fn3").frames.len());
@@ -65,4 +68,12 @@ fn main() {
     time("timeline (1000 bins)", &mut || p.timeline(&filter, 1000).bins.len());
     let tree = p.call_tree(&filter);
     time("flame layout", &mut || Flame::from_tree(&tree).len());
+    time("flame layout, left heavy", &mut || Flame::from_tree(&tree.heaviest_first()).len());
+    let with = |t: Vec<Transform>| Filter { event, transforms: t, ..Filter::default() };
+    let merge = with(vec![Transform::Merge(frames[2][0]), Transform::Merge(frames[3][1])]);
+    time("call tree, 2 merges", &mut || p.call_tree(&merge).nodes.len());
+    let focus = with(vec![Transform::FocusFunction(frames[1][4])]);
+    time("call tree, focus function", &mut || p.call_tree(&focus).nodes.len());
+    let recursion = with(vec![Transform::CollapseRecursion(frames[0][0])]);
+    time("functions, collapse recursion", &mut || p.functions(&recursion).len());
 }

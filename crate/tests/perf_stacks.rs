@@ -46,7 +46,7 @@ fn self_percent(rel: &str, binary: &str, dso: &str) -> (BTreeMap<String, String>
     let mut symbolizer = Symbolizer::new();
     symbolizer.add_binary(binary, &elf).unwrap();
     let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
-    let tree = profile.call_tree(&Filter { event: 0, time: None });
+    let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
     let total = tree.total();
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for (i, node) in tree.nodes.iter().enumerate() {
@@ -142,7 +142,7 @@ fn dwarf_stacks_unwind_like_perf() {
         let mut symbolizer = Symbolizer::new();
         symbolizer.add_binary(binary, &elf).unwrap();
         let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
-        let tree = profile.call_tree(&Filter { event: 0, time: None });
+        let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
         let mut got: BTreeMap<Vec<String>, u64> = BTreeMap::new();
         for (i, node) in tree.nodes.iter().enumerate() {
             if node.self_weight == 0 {
@@ -189,7 +189,7 @@ fn damaged_stack_copies_unwind_safely() {
         data[at] ^= (seed >> 56) as u8 | 1;
         if let Ok(perf) = PerfData::parse(&data) {
             if let Ok(profile) = stack_profile(&perf, &symbolizer, |_, _| {}) {
-                let tree = profile.call_tree(&Filter { event: 0, time: None });
+                let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
                 assert!(tree.nodes.iter().all(|n| n.depth <= 300));
             }
         }

@@ -10,7 +10,7 @@
 //! name one (correlate, symbolize, the CFG of a BOLT profile).
 
 use arbitrary::{Result as ArbitraryResult, Unstructured};
-use pgolens_protocol::{DocId, Reply, Request, SampleExport, SampleFilter, TableId, TableQuery};
+use pgolens_protocol::{DocId, Order, Reply, Request, SampleExport, SampleFilter, TableId, TableQuery, Transform};
 use pgolens_worker::session::Session;
 use pgolens_worker::Sessions;
 
@@ -93,12 +93,21 @@ fn shown(sessions: &mut Sessions) {
             }
         }
     }
-    let samples = SampleFilter { event: 0, range: None, root: None };
+    let samples = SampleFilter::default();
     let mut requests = vec![
         Request::Summary,
-        Request::Flame { samples: samples.clone(), inverted: false },
-        Request::Flame { samples: samples.clone(), inverted: true },
-        Request::Flame { samples: SampleFilter { root: Some(0), ..samples.clone() }, inverted: false },
+        Request::Flame { samples: samples.clone(), inverted: false, order: Order::Alphabetical },
+        Request::Flame { samples: samples.clone(), inverted: true, order: Order::Heaviest },
+        Request::Flame {
+            samples: SampleFilter { root: Some(0), ..samples.clone() },
+            inverted: false,
+            order: Order::Alphabetical,
+        },
+        Request::CallTree { samples: samples.clone(), inverted: false },
+        Request::CallTree {
+            samples: SampleFilter { transforms: every_transform(), ..samples.clone() },
+            inverted: true,
+        },
         Request::FrameNames,
         Request::Search { samples: samples.clone(), pattern: "main".into() },
         Request::Sandwich { samples: samples.clone(), frame: 0 },
@@ -140,7 +149,34 @@ fn path(u: &mut Unstructured<'_>) -> ArbitraryResult<Vec<u32>> {
 fn samples(u: &mut Unstructured<'_>) -> ArbitraryResult<SampleFilter> {
     let range = if u.arbitrary()? { Some((count(u)?, count(u)?)) } else { None };
     let root = if u.ratio(1, 4)? { Some(index(u)?) } else { None };
-    Ok(SampleFilter { event: index(u)?, range, root })
+    let transforms = (0..u.int_in_range(0..=3)?).map(|_| transform(u)).collect::<ArbitraryResult<_>>()?;
+    Ok(SampleFilter { event: index(u)?, range, root, transforms })
+}
+
+fn transform(u: &mut Unstructured<'_>) -> ArbitraryResult<Transform> {
+    let frame = index(u)?;
+    Ok(match u.int_in_range(0..=6u8)? {
+        0 => Transform::Merge { frame },
+        1 => Transform::FocusFunction { frame },
+        2 => Transform::FocusSubtree { path: path(u)?, inverted: u.arbitrary()? },
+        3 => Transform::CollapseDso { dso: frame },
+        4 => Transform::CollapseRecursion { frame },
+        5 => Transform::CollapseDirectRecursion { frame },
+        _ => Transform::DropFunction { frame },
+    })
+}
+
+/// One of each transform, on the first frames and DSO.
+fn every_transform() -> Vec<Transform> {
+    vec![
+        Transform::CollapseDso { dso: 0 },
+        Transform::CollapseRecursion { frame: 1 },
+        Transform::CollapseDirectRecursion { frame: 2 },
+        Transform::Merge { frame: 3 },
+        Transform::FocusSubtree { path: vec![0], inverted: true },
+        Transform::FocusFunction { frame: 0 },
+        Transform::DropFunction { frame: 4 },
+    ]
 }
 
 fn text(u: &mut Unstructured<'_>) -> ArbitraryResult<String> {
@@ -150,7 +186,7 @@ fn text(u: &mut Unstructured<'_>) -> ArbitraryResult<String> {
 }
 
 fn request(u: &mut Unstructured<'_>) -> ArbitraryResult<Request> {
-    Ok(match u.int_in_range(0..=17u8)? {
+    Ok(match u.int_in_range(0..=18u8)? {
         0 => Request::Children { path: path(u)? },
         1 => Request::Bytes { start: count(u)?, end: count(u)? },
         2 => Request::PathTo { offset: count(u)? },
@@ -168,7 +204,12 @@ fn request(u: &mut Unstructured<'_>) -> ArbitraryResult<Request> {
         5 => Request::Summary,
         6 => Request::Function { row: index(u)? },
         7 => Request::MemProfSite { site: index(u)? },
-        8 => Request::Flame { samples: samples(u)?, inverted: u.arbitrary()? },
+        8 => Request::Flame {
+            samples: samples(u)?,
+            inverted: u.arbitrary()?,
+            order: if u.arbitrary()? { Order::Heaviest } else { Order::Alphabetical },
+        },
+        18 => Request::CallTree { samples: samples(u)?, inverted: u.arbitrary()? },
         9 => Request::Sandwich { samples: samples(u)?, frame: index(u)? },
         10 => Request::FrameNames,
         11 => Request::Search { samples: samples(u)?, pattern: text(u)? },

@@ -235,7 +235,7 @@ mod tests {
         p.push_sample(e, 0, 20, &[main, a]).unwrap();
         p.push_sample(e, 0, 19, &[main, c]).unwrap();
         p.push_sample(e, 0, 1, &[main, b]).unwrap();
-        let tree = p.call_tree(&Filter { event: e, time: None });
+        let tree = p.call_tree(&Filter { event: e, ..Filter::default() });
         (Flame::from_tree(&tree), tree)
     }
 
@@ -291,7 +291,7 @@ mod tests {
                 p.push_sample(e, 0, 1 + (i * j % 7) as u64, &[root, l, m]).unwrap();
             }
         }
-        let f = Flame::from_tree(&p.call_tree(&Filter { event: e, time: None }));
+        let f = Flame::from_tree(&p.call_tree(&Filter { event: e, ..Filter::default() }));
         assert_eq!(f.len(), 1 + 1 + 1000 + 1_000_000);
         let mut out = Vec::new();
         let view = Viewport { x0: 0.0, x1: f.total() as f64, width_px: 1000.0, depths: 0..4, min_px: 1.0 };

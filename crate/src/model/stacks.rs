@@ -20,13 +20,20 @@
 //!
 //! A function's total counts each stack once, however often the function recurs in
 //! it: only nodes with no ancestor of the same frame (*outermost*) add their total.
+//!
+//! A filter's [`Transform`]s (merge, focus, collapse, drop) derive a new tree from the
+//! prefix tree, node by node ([`transform`]); the queries then run on that tree.
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 use core::ops::Range;
+
+mod transform;
+pub use transform::Transform;
 
 /// Index of an interned frame.
 pub type FrameId = u32;
@@ -68,11 +75,13 @@ pub struct Frame {
     pub kind: FrameKind,
 }
 
-/// Which samples a query sees: one event, and optionally the times in `start..end`.
+/// Which samples a query sees: one event, and optionally the times in `start..end`;
+/// and how their stacks are transformed first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {
     pub event: u32,
     pub time: Option<Range<u64>>,
+    pub transforms: Vec<Transform>,
 }
 
 /// An aggregated tree: nodes in pre-order (a node's subtree follows it), siblings
@@ -112,6 +121,56 @@ impl CallTree {
         }
         frames.reverse();
         frames
+    }
+
+    /// The same tree with each node's children heaviest first (ties keep their
+    /// order, by name): the order of a left-heavy flame graph and of a call tree.
+    pub fn heaviest_first(&self) -> CallTree {
+        let n = self.nodes.len();
+        // Children grouped by parent, in their current order (first[p]..first[p + 1]).
+        let mut first = vec![0u32; n.saturating_add(1)];
+        for node in self.nodes.iter().skip(1) {
+            if let Some(c) = first.get_mut((node.parent as usize).saturating_add(1)) {
+                *c = c.saturating_add(1);
+            }
+        }
+        for i in 1..first.len() {
+            let prev = first.get(i.saturating_sub(1)).copied().unwrap_or(0);
+            if let Some(c) = first.get_mut(i) {
+                *c = c.saturating_add(prev);
+            }
+        }
+        let mut next = first.clone();
+        let mut kids = vec![0u32; n.saturating_sub(1)];
+        for (i, node) in (0u32..).zip(&self.nodes).skip(1) {
+            if let Some(slot) = next.get_mut(node.parent as usize) {
+                if let Some(k) = kids.get_mut(*slot as usize) {
+                    *k = i;
+                }
+                *slot = slot.saturating_add(1);
+            }
+        }
+        let total = |i: &u32| self.nodes.get(*i as usize).map_or(0, |x| x.total);
+        for w in first.windows(2) {
+            if let (Some(&a), Some(&b)) = (w.first(), w.get(1)) {
+                if let Some(group) = kids.get_mut(a as usize..b as usize) {
+                    group.sort_by_key(|i| core::cmp::Reverse(total(i)));
+                }
+            }
+        }
+        let mut nodes: Vec<CallNode> = Vec::with_capacity(n);
+        // (old index, new index of its parent)
+        let mut stack: Vec<(u32, u32)> = if n == 0 { Vec::new() } else { vec![(0, 0)] };
+        while let Some((old, parent)) = stack.pop() {
+            let Some(node) = self.nodes.get(old as usize) else { continue };
+            let at = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
+            nodes.push(CallNode { parent, ..*node });
+            let (a, b) = (first.get(old as usize).copied(), first.get((old as usize).saturating_add(1)).copied());
+            if let Some(group) = a.zip(b).and_then(|(a, b)| kids.get(a as usize..b as usize)) {
+                stack.extend(group.iter().rev().map(|&c| (c, at)));
+            }
+        }
+        CallTree { nodes }
     }
 }
 
@@ -237,6 +296,13 @@ impl StackProfile {
 
     pub fn dsos(&self) -> &[String] {
         &self.dsos
+    }
+
+    /// The frame standing for a whole DSO (what [`Transform::CollapseDso`] turns
+    /// its runs of frames into): named after it, interned on first use.
+    pub fn dso_frame(&mut self, dso: u32) -> Option<FrameId> {
+        let name = self.dsos.get(dso as usize)?.clone();
+        Some(self.frame(&name, Some(&name), FrameKind::User))
     }
 
     /// The dso name of a frame.
@@ -370,32 +436,59 @@ impl StackProfile {
         (acc, total)
     }
 
-    /// Turns self weights into totals: parents come before children.
-    fn totals(&self, self_w: &[u64]) -> Vec<u64> {
-        let mut tot = self_w.to_vec();
-        for n in (1..self.parent.len()).rev() {
-            let (Some(&p), Some(&t)) = (self.parent.get(n), tot.get(n)) else { continue };
-            if let Some(pt) = tot.get_mut(p as usize) {
-                *pt = pt.saturating_add(t);
+    /// The tree `filter`'s queries run on, weighed: the prefix tree, or the tree its
+    /// transforms derive from it.
+    fn shape(&self, filter: &Filter) -> Shape<'_> {
+        let (self_w, total) = self.self_weights(filter);
+        let index = self.index();
+        if filter.transforms.is_empty() {
+            return Shape {
+                parent: Cow::Borrowed(&self.parent),
+                frame: Cow::Borrowed(&self.frame),
+                order: Cow::Borrowed(&index.order),
+                outermost: Some(&index.outermost),
+                self_w,
+                total,
+            };
+        }
+        let frames = &self.frames;
+        let derived = transform::derive(&self.parent, &self.frame, &filter.transforms, |f| {
+            frames.get(f as usize).and_then(|x| x.dso)
+        });
+        let mut weights = vec![0u64; derived.nodes.parent.len()];
+        let mut kept = 0u64;
+        for (&to, &w) in derived.map.iter().zip(&self_w) {
+            if let Some(x) = weights.get_mut(to as usize).filter(|_| w > 0) {
+                *x = x.saturating_add(w);
+                kept = kept.saturating_add(w);
             }
         }
-        tot
+        let order = preorder(&derived.nodes.parent, &derived.nodes.frame, &index.rank);
+        Shape {
+            parent: Cow::Owned(derived.nodes.parent),
+            frame: Cow::Owned(derived.nodes.frame),
+            order: Cow::Owned(order),
+            outermost: None,
+            self_w: weights,
+            total: kept,
+        }
     }
 
     /// The call tree under `filter`: stacks merged by frame along their paths.
     pub fn call_tree(&self, filter: &Filter) -> CallTree {
-        let (self_w, _) = self.self_weights(filter);
-        let tot = self.totals(&self_w);
+        let shape = self.shape(filter);
+        let self_w = &shape.self_w;
+        let tot = totals(&shape.parent, self_w);
         let mut out = CallTree { nodes: Vec::new() };
-        // Where each prefix node went in `out` (a node without weight is skipped, and
-        // so is its subtree: its weight is its subtree's).
-        let mut at = vec![u32::MAX; self.parent.len()];
-        for &n in &self.index().order {
+        // Where each node went in `out` (a node without weight is skipped, and so is
+        // its subtree: its weight is its subtree's).
+        let mut at = vec![u32::MAX; shape.parent.len()];
+        for &n in shape.order.iter() {
             let total = tot.get(n as usize).copied().unwrap_or(0);
             if total == 0 && n != ROOT {
                 continue;
             }
-            let (parent, depth) = match self.parent.get(n as usize).and_then(|&p| at.get(p as usize)) {
+            let (parent, depth) = match shape.parent.get(n as usize).and_then(|&p| at.get(p as usize)) {
                 Some(&p) if n != ROOT => (p, out.nodes.get(p as usize).map_or(0, |x| x.depth.saturating_add(1))),
                 _ => (0, 0),
             };
@@ -403,7 +496,7 @@ impl StackProfile {
                 *slot = u32::try_from(out.nodes.len()).unwrap_or(u32::MAX);
             }
             out.nodes.push(CallNode {
-                frame: self.frame.get(n as usize).copied().unwrap_or(NO_FRAME),
+                frame: shape.frame.get(n as usize).copied().unwrap_or(NO_FRAME),
                 parent,
                 depth,
                 total,
@@ -413,47 +506,34 @@ impl StackProfile {
         out
     }
 
-    /// Calls `f(leaf_to_root_frames, weight)` for each node with self weight.
-    fn for_each_stack(&self, self_w: &[u64], mut f: impl FnMut(&[FrameId], u64)) {
-        let mut path = Vec::new();
-        for (n, &w) in self_w.iter().enumerate() {
-            if w == 0 || n == 0 {
-                continue;
-            }
-            path.clear();
-            let mut node = u32::try_from(n).unwrap_or(ROOT);
-            while node != ROOT {
-                let (Some(&frame), Some(&parent)) = (self.frame.get(node as usize), self.parent.get(node as usize))
-                else {
-                    break;
-                };
-                path.push(frame);
-                node = parent;
-            }
-            f(&path, w);
-        }
-    }
-
-    /// The inverted (icicle) tree: stacks merged from the leaf up.
+    /// The inverted (icicle) tree: stacks merged from the leaf up; a node's self
+    /// weight is that of the stacks whose leaf it is (the first level's).
     pub fn inverted(&self, filter: &Filter) -> CallTree {
-        let (self_w, total) = self.self_weights(filter);
+        let shape = self.shape(filter);
         let mut b = TreeBuilder::new();
-        self.for_each_stack(&self_w, |path, w| b.add(path.iter().copied(), w));
-        b.finish(total, &self.index().rank)
+        shape.for_each_stack(|path, w| b.add(path.iter().copied(), w, Some(0)));
+        b.finish(shape.total, &self.index().rank)
     }
 
     /// Self and total weight of every function with weight under `filter`, by frame id.
     pub fn functions(&self, filter: &Filter) -> Vec<FunctionStats> {
-        let (self_w, _) = self.self_weights(filter);
-        let tot = self.totals(&self_w);
-        let index = self.index();
+        let shape = self.shape(filter);
+        let tot = totals(&shape.parent, &shape.self_w);
+        let derived;
+        let outermost = match shape.outermost {
+            Some(o) => o,
+            None => {
+                derived = outermost(&shape.order, &shape.parent, &shape.frame, self.frames.len());
+                &derived
+            }
+        };
         let mut stats: Vec<FunctionStats> = (0..u32::try_from(self.frames.len()).unwrap_or(u32::MAX))
             .map(|frame| FunctionStats { frame, self_weight: 0, total: 0 })
             .collect();
-        for (n, ((&frame, &s), &t)) in self.frame.iter().zip(&self_w).zip(&tot).enumerate().skip(1) {
+        for (n, ((&frame, &s), &t)) in shape.frame.iter().zip(&shape.self_w).zip(&tot).enumerate().skip(1) {
             let Some(row) = stats.get_mut(frame as usize) else { continue };
             row.self_weight = row.self_weight.saturating_add(s);
-            if index.outermost.get(n).copied().unwrap_or(false) {
+            if outermost.get(n).copied().unwrap_or(false) {
                 row.total = row.total.saturating_add(t);
             }
         }
@@ -463,12 +543,13 @@ impl StackProfile {
 
     /// The callers and callees of `frame`. Callees merge every stack through the
     /// function from its outermost call down; callers from its innermost call up
-    /// (so a recursive function is its own caller). Both roots weigh the function's total.
+    /// (so a recursive function is its own caller). Both roots weigh the function's
+    /// total; in both the function's node has its self weight.
     pub fn sandwich(&self, filter: &Filter, frame: FrameId) -> Sandwich {
-        let (self_w, _) = self.self_weights(filter);
+        let shape = self.shape(filter);
         let (mut callers, mut callees) = (TreeBuilder::new(), TreeBuilder::new());
         let mut total = 0u64;
-        self.for_each_stack(&self_w, |path, w| {
+        shape.for_each_stack(|path, w| {
             // `path` is leaf first.
             let (Some(inner), Some(outer)) =
                 (path.iter().position(|&f| f == frame), path.iter().rposition(|&f| f == frame))
@@ -476,8 +557,10 @@ impl StackProfile {
                 return;
             };
             total = total.saturating_add(w);
-            callers.add(path.get(inner..).unwrap_or_default().iter().copied(), w);
-            callees.add(path.get(..=outer).unwrap_or_default().iter().rev().copied(), w);
+            // A stack ending in the function is its self weight, on its node in both.
+            let leaf = (inner == 0).then_some(0);
+            callers.add(path.get(inner..).unwrap_or_default().iter().copied(), w, leaf);
+            callees.add(path.get(..=outer).unwrap_or_default().iter().rev().copied(), w, Some(outer));
         });
         let rank = &self.index().rank;
         Sandwich { callers: callers.finish(total, rank), callees: callees.finish(total, rank) }
@@ -487,18 +570,19 @@ impl StackProfile {
     /// regex-lite between slashes, see [`matches`]) and the weight of the stacks that
     /// hold one of them.
     pub fn search(&self, filter: &Filter, pattern: &str) -> SearchResult {
-        let (self_w, total) = self.self_weights(filter);
+        let shape = self.shape(filter);
+        let total = shape.total;
         let hit: Vec<bool> = self.frames.iter().map(|f| !pattern.is_empty() && matches(pattern, &f.name)).collect();
-        let mut on_path = vec![false; self.parent.len()];
+        let mut on_path = vec![false; shape.parent.len()];
         let mut weight = 0u64;
-        for n in 1..self.parent.len() {
-            let parent_hit = self.parent.get(n).and_then(|&p| on_path.get(p as usize)).copied().unwrap_or(false);
-            let own = self.frame.get(n).and_then(|&f| hit.get(f as usize)).copied().unwrap_or(false);
+        for n in 1..shape.parent.len() {
+            let parent_hit = shape.parent.get(n).and_then(|&p| on_path.get(p as usize)).copied().unwrap_or(false);
+            let own = shape.frame.get(n).and_then(|&f| hit.get(f as usize)).copied().unwrap_or(false);
             if parent_hit || own {
                 if let Some(slot) = on_path.get_mut(n) {
                     *slot = true;
                 }
-                weight = weight.saturating_add(self_w.get(n).copied().unwrap_or(0));
+                weight = weight.saturating_add(shape.self_w.get(n).copied().unwrap_or(0));
             }
         }
         let frames = (0u32..).zip(&hit).filter(|(_, &h)| h).map(|(i, _)| i).collect();
@@ -585,76 +669,145 @@ fn byte_eq(re: u8, x: u8) -> bool {
     re == b'.' || re.eq_ignore_ascii_case(&x)
 }
 
+/// The tree a query runs on (see [`StackProfile::shape`]) and its nodes' self weights.
+struct Shape<'a> {
+    parent: Cow<'a, [NodeId]>,
+    frame: Cow<'a, [FrameId]>,
+    /// Nodes in pre-order, siblings by name.
+    order: Cow<'a, [NodeId]>,
+    /// Outermost nodes (see [`outermost`]), when already known.
+    outermost: Option<&'a [bool]>,
+    self_w: Vec<u64>,
+    /// The weight of the samples kept.
+    total: u64,
+}
+
+impl Shape<'_> {
+    /// Calls `f(leaf_to_root_frames, weight)` for each node with self weight.
+    fn for_each_stack(&self, mut f: impl FnMut(&[FrameId], u64)) {
+        let mut path = Vec::new();
+        for (n, &w) in self.self_w.iter().enumerate() {
+            if w == 0 || n == 0 {
+                continue;
+            }
+            path.clear();
+            let mut node = u32::try_from(n).unwrap_or(ROOT);
+            while node != ROOT {
+                let (Some(&frame), Some(&parent)) = (self.frame.get(node as usize), self.parent.get(node as usize))
+                else {
+                    break;
+                };
+                path.push(frame);
+                node = parent;
+            }
+            f(&path, w);
+        }
+    }
+}
+
+/// Turns self weights into totals: parents come before children.
+fn totals(parent: &[NodeId], self_w: &[u64]) -> Vec<u64> {
+    let mut tot = self_w.to_vec();
+    for n in (1..parent.len()).rev() {
+        let (Some(&p), Some(&t)) = (parent.get(n), tot.get(n)) else { continue };
+        if let Some(pt) = tot.get_mut(p as usize) {
+            *pt = pt.saturating_add(t);
+        }
+    }
+    tot
+}
+
+/// A tree whose nodes are interned by (parent, frame); node 0 is the root.
+struct NodeTable {
+    parent: Vec<NodeId>,
+    frame: Vec<FrameId>,
+    table: IdTable,
+}
+
+impl NodeTable {
+    fn new() -> NodeTable {
+        NodeTable { parent: vec![ROOT], frame: vec![NO_FRAME], table: IdTable::default() }
+    }
+
+    /// The node for `frame` under `parent`, created if new; under
+    /// [`transform::DROPPED`], dropped too.
+    fn child(&mut self, parent: NodeId, frame: FrameId) -> NodeId {
+        if parent == transform::DROPPED {
+            return parent;
+        }
+        let Self { parent: parents, frame: frames, table } = self;
+        let Ok(next) = u32::try_from(parents.len()) else { return transform::DROPPED };
+        let (id, new) = table.find_or_insert(
+            node_hash(parent, frame),
+            |id| parents.get(id as usize) == Some(&parent) && frames.get(id as usize) == Some(&frame),
+            next,
+            |id| {
+                node_hash(parents.get(id as usize).copied().unwrap_or(0), frames.get(id as usize).copied().unwrap_or(0))
+            },
+        );
+        if new {
+            parents.push(parent);
+            frames.push(frame);
+        }
+        id
+    }
+}
+
 /// Builds a tree from paths (inverted and sandwich trees).
 struct TreeBuilder {
-    parent: Vec<u32>,
-    frame: Vec<FrameId>,
+    nodes: NodeTable,
     total: Vec<u64>,
     self_w: Vec<u64>,
-    table: IdTable,
 }
 
 impl TreeBuilder {
     fn new() -> TreeBuilder {
-        TreeBuilder {
-            parent: vec![0],
-            frame: vec![NO_FRAME],
-            total: vec![0],
-            self_w: vec![0],
-            table: IdTable::default(),
-        }
+        TreeBuilder { nodes: NodeTable::new(), total: vec![0], self_w: vec![0] }
     }
 
-    /// Adds `w` along `path` (from the tree's root down), and to its last node's self.
-    fn add(&mut self, path: impl Iterator<Item = FrameId>, w: u64) {
+    /// Adds `w` along `path` (from the tree's root down), and to the self weight of
+    /// its node number `self_at` (0: the first), if any.
+    fn add(&mut self, path: impl Iterator<Item = FrameId>, w: u64, self_at: Option<usize>) {
         let mut node = 0u32;
         if let Some(t) = self.total.get_mut(0) {
             *t = t.saturating_add(w);
         }
-        for frame in path {
-            let Self { parent, frame: frames, total, self_w, table } = self;
-            let Ok(next) = u32::try_from(parent.len()) else { return };
-            let (id, new) = table.find_or_insert(
-                node_hash(node, frame),
-                |id| parent.get(id as usize) == Some(&node) && frames.get(id as usize) == Some(&frame),
-                next,
-                |id| {
-                    node_hash(
-                        parent.get(id as usize).copied().unwrap_or(0),
-                        frames.get(id as usize).copied().unwrap_or(0),
-                    )
-                },
-            );
-            if new {
-                parent.push(node);
-                frames.push(frame);
-                total.push(0);
-                self_w.push(0);
+        for (i, frame) in path.enumerate() {
+            let id = self.nodes.child(node, frame);
+            if id == transform::DROPPED {
+                return;
             }
-            if let Some(t) = total.get_mut(id as usize) {
+            if id as usize >= self.total.len() {
+                self.total.push(0);
+                self.self_w.push(0);
+            }
+            if let Some(t) = self.total.get_mut(id as usize) {
                 *t = t.saturating_add(w);
             }
+            if self_at == Some(i) {
+                if let Some(s) = self.self_w.get_mut(id as usize) {
+                    *s = s.saturating_add(w);
+                }
+            }
             node = id;
-        }
-        if let Some(s) = self.self_w.get_mut(node as usize) {
-            *s = s.saturating_add(w);
         }
     }
 
     fn finish(self, total: u64, rank: &[u32]) -> CallTree {
-        let order = preorder(&self.parent, &self.frame, rank);
-        let mut at = vec![0u32; self.parent.len()];
+        let NodeTable { parent: parents, frame: frames, .. } = &self.nodes;
+        let order = preorder(parents, frames, rank);
+        let mut at = vec![0u32; parents.len()];
         let mut nodes: Vec<CallNode> = Vec::with_capacity(order.len());
         for n in order {
             let i = n as usize;
             let parent =
-                if n == 0 { 0 } else { self.parent.get(i).and_then(|&p| at.get(p as usize)).copied().unwrap_or(0) };
+                if n == 0 { 0 } else { parents.get(i).and_then(|&p| at.get(p as usize)).copied().unwrap_or(0) };
             let depth = if n == 0 { 0 } else { nodes.get(parent as usize).map_or(0, |p| p.depth.saturating_add(1)) };
             if let Some(slot) = at.get_mut(i) {
                 *slot = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
             }
             nodes.push(CallNode {
-                frame: self.frame.get(i).copied().unwrap_or(NO_FRAME),
+                frame: frames.get(i).copied().unwrap_or(NO_FRAME),
                 parent,
                 depth,
                 total: if n == 0 { total } else { self.total.get(i).copied().unwrap_or(0) },
@@ -850,7 +1003,7 @@ mod tests {
     }
 
     fn all(event: u32) -> Filter {
-        Filter { event, time: None }
+        Filter { event, ..Filter::default() }
     }
 
     #[test]
@@ -929,7 +1082,7 @@ mod tests {
         // The other event sees only its sample.
         assert_eq!(named(&p, &p.call_tree(&all(1))), rows(&[(0, "<root>", 100, 0), (1, "main", 100, 100)]));
         // A time range keeps the samples in it (10 and 20).
-        let t = p.call_tree(&Filter { event: 0, time: Some(10..21) });
+        let t = p.call_tree(&Filter { event: 0, time: Some(10..21), ..Filter::default() });
         assert_eq!(
             named(&p, &t),
             rows(&[(0, "<root>", 3, 0), (1, "main", 3, 0), (2, "a", 1, 1), (2, "c", 2, 0), (3, "b", 2, 2)])
@@ -945,15 +1098,15 @@ mod tests {
             named(&p, &t),
             rows(&[
                 (0, "<root>", 10, 0),
-                (1, "a", 1, 0),
-                (2, "main", 1, 1),
-                (1, "b", 9, 0),
+                (1, "a", 1, 1),
+                (2, "main", 1, 0),
+                (1, "b", 9, 9),
                 (2, "a", 7, 0),
                 (3, "a", 4, 0),
-                (4, "main", 4, 4),
-                (3, "main", 3, 3),
+                (4, "main", 4, 0),
+                (3, "main", 3, 0),
                 (2, "c", 2, 0),
-                (3, "main", 2, 2),
+                (3, "main", 2, 0),
             ])
         );
     }
@@ -972,7 +1125,7 @@ mod tests {
                 FunctionStats { frame: c, self_weight: 0, total: 2 },
             ]
         );
-        let f = p.functions(&Filter { event: 0, time: Some(20..31) });
+        let f = p.functions(&Filter { event: 0, time: Some(20..31), ..Filter::default() });
         assert_eq!(f.iter().map(|s| (s.frame, s.total)).collect::<Vec<_>>(), vec![(main, 6), (a, 4), (b, 6), (c, 2)]);
     }
 
@@ -980,10 +1133,11 @@ mod tests {
     fn the_sandwich_shows_callers_and_callees() {
         let (p, [_, a, ..]) = profile();
         let s = p.sandwich(&all(0), a);
-        // Callers from the innermost a: a ← main (1+3), a ← a ← main (4).
+        // Callers from the innermost a: a ← main (1+3), a ← a ← main (4); a is the
+        // leaf of one stack (1): its self weight, as in the callees.
         assert_eq!(
             named(&p, &s.callers),
-            rows(&[(0, "<root>", 8, 0), (1, "a", 8, 0), (2, "a", 4, 0), (3, "main", 4, 4), (2, "main", 4, 4)])
+            rows(&[(0, "<root>", 8, 0), (1, "a", 8, 1), (2, "a", 4, 0), (3, "main", 4, 0), (2, "main", 4, 0)])
         );
         // Callees from the outermost a: a (1), a → b (3), a → a → b (4).
         assert_eq!(
@@ -1013,7 +1167,7 @@ mod tests {
     fn the_timeline_buckets_weight_by_time() {
         let (p, _) = profile();
         assert_eq!(p.timeline(&all(0), 4), Timeline { start: 0, end: 31, bins: vec![3, 1, 2, 4] });
-        assert_eq!(p.timeline(&Filter { event: 0, time: Some(10..20) }, 2).bins, vec![1, 0]);
+        assert_eq!(p.timeline(&Filter { event: 0, time: Some(10..20), ..Filter::default() }, 2).bins, vec![1, 0]);
         assert_eq!(p.timeline(&all(1), 2).bins, vec![100, 0]);
         assert_eq!(StackProfile::new().timeline(&all(0), 3).bins, vec![0, 0, 0]);
     }

@@ -65,8 +65,16 @@ pub enum Request {
     Correlate { binary: DocId },
     /// Name this perf.data's frames from the open ELF and kallsyms documents `binaries`.
     Symbolize { binaries: Vec<DocId> },
-    /// Lay out the flame graph (`inverted`: the icicle of the inverted tree).
-    Flame { samples: SampleFilter, inverted: bool },
+    /// Lay out the flame graph (`inverted`: the icicle of the inverted tree), its
+    /// siblings in `order`.
+    Flame {
+        samples: SampleFilter,
+        inverted: bool,
+        #[serde(default)]
+        order: Order,
+    },
+    /// The call tree (`inverted`: bottom-up), siblings heaviest first.
+    CallTree { samples: SampleFilter, inverted: bool },
     /// Lay out one function's callers and callees.
     Sandwich { samples: SampleFilter, frame: u32 },
     /// Every frame's name, DSO and kind.
@@ -141,7 +149,14 @@ pub enum Reply {
     Flame {
         samples: SampleFilter,
         inverted: bool,
+        #[serde(default)]
+        order: Order,
         layout: FlameLayout,
+    },
+    CallTree {
+        samples: SampleFilter,
+        inverted: bool,
+        tree: CallTreeNodes,
     },
     Sandwich {
         samples: SampleFilter,
@@ -237,10 +252,12 @@ pub enum View {
     SampleFunctions,
     /// A sample profile's profile symbol list.
     SampleSymbols,
+    /// The call tree of a file with call stacks (top-down or bottom-up).
+    CallTree,
 }
 
 impl View {
-    pub const ALL: [View; 13] = [
+    pub const ALL: [View; 14] = [
         View::Dump,
         View::Flame,
         View::Functions,
@@ -254,6 +271,7 @@ impl View {
         View::Bat,
         View::SampleFunctions,
         View::SampleSymbols,
+        View::CallTree,
     ];
 }
 
@@ -534,6 +552,41 @@ pub struct SampleFilter {
     /// sandwich, the functions table and the timeline see the whole profile.
     #[serde(default)]
     pub root: Option<u32>,
+    /// Transforms of the stacks, applied in order before anything is aggregated.
+    #[serde(default)]
+    pub transforms: Vec<Transform>,
+}
+
+/// A transform of the call stacks (as the Firefox Profiler offers them). Frames are
+/// the worker's frame ids, DSOs indices into [`FrameNames::dsos`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Transform {
+    /// Remove the function from every stack; its callees attach to its caller.
+    Merge { frame: u32 },
+    /// Keep the stacks through the function, rooted at its outermost call.
+    FocusFunction { frame: u32 },
+    /// Keep the stacks starting with `path` (frames from the root, or from the leaf
+    /// when `inverted`), rooted at its last frame.
+    FocusSubtree { path: Vec<u32>, inverted: bool },
+    /// Each run of frames of the DSO becomes one frame named after it.
+    CollapseDso { dso: u32 },
+    /// The calls between the function's outermost and innermost call are removed
+    /// (indirect recursion included).
+    CollapseRecursion { frame: u32 },
+    /// Only the function's direct calls of itself are merged.
+    CollapseDirectRecursion { frame: u32 },
+    /// Drop the samples whose stack holds the function.
+    DropFunction { frame: u32 },
+}
+
+/// How a flame graph orders the children of a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Order {
+    /// By name, as Brendan Gregg's flame graphs do.
+    #[default]
+    Alphabetical,
+    /// Heaviest first ("left heavy", as speedscope).
+    Heaviest,
 }
 
 /// What the worker says of a file's stacks when it opens.
@@ -553,6 +606,17 @@ pub struct StacksInfo {
 pub struct FlameLayout {
     pub rects: F64Array,
     pub rows: U32Array,
+}
+
+/// A call tree's nodes in pre-order, siblings heaviest first; node 0 is the root
+/// (frame `u32::MAX`). Per node: its frame, its parent's index (the root's is 0),
+/// its total and self weight (exact below 2^53).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallTreeNodes {
+    pub frame: U32Array,
+    pub parent: U32Array,
+    pub total: F64Array,
+    pub self_weight: F64Array,
 }
 
 /// Every frame's name, DSO and kind, by frame id.

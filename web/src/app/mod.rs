@@ -16,8 +16,8 @@ use pgolens_protocol::{DocId, FileSummary, FromWorker, Phase as ReadPhase, Reply
 use link::{FileRef, Params};
 
 use crate::views::{
-    bat, bolt_cfg, bolt_functions, bolt_records, dump, flame, functions, memprof, sample_functions, sample_symbols,
-    stack_functions, summary, table,
+    bat, bolt_cfg, bolt_functions, bolt_records, call_tree, dump, flame, functions, memprof, sample_functions,
+    sample_symbols, stack_functions, summary, table,
 };
 
 pub mod link;
@@ -112,6 +112,7 @@ pub struct Doc {
     pub profile_summary: summary::SummaryState,
     pub memprof: memprof::MemProf,
     pub stacks: flame::Stacks,
+    pub call_tree: call_tree::CallTreeState,
     pub stack_functions: stack_functions::StackFunctions,
     pub bolt_functions: bolt_functions::BoltFunctions,
     pub bolt_cfg: bolt_cfg::BoltCfg,
@@ -143,6 +144,7 @@ impl Doc {
             profile_summary: summary::SummaryState::default(),
             memprof: memprof::MemProf::default(),
             stacks: flame::Stacks::default(),
+            call_tree: call_tree::CallTreeState::default(),
             stack_functions: stack_functions::StackFunctions::default(),
             bolt_functions: bolt_functions::BoltFunctions::default(),
             bolt_cfg: bolt_cfg::BoltCfg::default(),
@@ -179,7 +181,7 @@ impl Doc {
         }
         let id = self.id;
         match self.tab {
-            View::Flame | View::Functions if self.has_stacks() => {
+            View::Flame | View::CallTree | View::Functions if self.has_stacks() => {
                 self.refresh_stacks(out);
             }
             View::Functions => self.functions.enter(id, out),
@@ -193,7 +195,7 @@ impl Doc {
             View::Bat => self.bat.enter(id, out),
             View::SampleFunctions => self.sample_functions.enter(id, out),
             View::SampleSymbols => self.sample_symbols.enter(id, out),
-            View::Dump | View::Flame => {}
+            View::Dump | View::Flame | View::CallTree => {}
         }
     }
 
@@ -203,6 +205,7 @@ impl Doc {
             return false;
         }
         let asked = self.stacks.refresh(self.id, self.timed(), out);
+        let asked = self.tab == View::CallTree && self.call_tree.refresh(&self.stacks.samples, self.id, out) || asked;
         let shown = self.tab == View::Functions;
         self.stack_functions.refresh(&self.stacks.samples.clone(), shown, self.id, out) || asked
     }
@@ -218,6 +221,10 @@ impl Doc {
         match self.tab {
             View::Dump => self.dump.write_link(link),
             View::Flame => self.stacks.write_link(link),
+            View::CallTree => {
+                self.stacks.write_link(link);
+                self.call_tree.write_link(link);
+            }
             View::Functions if self.has_stacks() => {
                 self.stacks.write_link(link);
                 self.stack_functions.table.write_link(link);
@@ -249,6 +256,10 @@ impl Doc {
         match self.tab {
             View::Dump => self.dump.read_link(link, id, out),
             View::Flame => self.stacks.read_link(link, events),
+            View::CallTree => {
+                self.stacks.read_link(link, events);
+                self.call_tree.read_link(link);
+            }
             View::Functions if self.has_stacks() => {
                 self.stacks.read_link(link, events);
                 self.stack_functions.table.selected = self.stack_functions.table.read_link(link);
@@ -285,7 +296,7 @@ impl Doc {
             View::SampleSymbols => self.sample_symbols.table.selected = self.sample_symbols.table.read_link(link),
         }
         self.enter_tab(out);
-        if self.has_stacks() && matches!(self.tab, View::Flame | View::Functions) {
+        if self.has_stacks() && matches!(self.tab, View::Flame | View::CallTree | View::Functions) {
             self.refresh_stacks(out);
         }
     }
@@ -319,6 +330,7 @@ pub enum Action {
     Functions(functions::Msg),
     MemProf(table::Msg),
     Flame(flame::Msg),
+    CallTree(call_tree::Msg),
     StackFunctions(table::Msg),
     BoltFunctions(table::Msg),
     BoltCfg(bolt_cfg::Msg),
@@ -521,6 +533,13 @@ impl State {
             Action::StackFunctions(msg) => {
                 self.with_current(|doc, out| doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out))
             }
+            Action::CallTree(msg) => self.with_current(|doc, out| {
+                let changed = doc.has_stacks() && doc.call_tree.update(msg);
+                if changed {
+                    doc.refresh_stacks(out);
+                }
+                changed
+            }),
             Action::Flame(msg) => self.with_current(|doc, out| {
                 if !doc.has_stacks() {
                     return false;
@@ -715,6 +734,7 @@ impl State {
                     let Some(summary) = d.summary.as_mut() else { return false };
                     summary.stacks = Some(stacks);
                     d.stacks.symbolized(with);
+                    d.call_tree.symbolized();
                     // The table keeps its order and filter; its rows are asked again.
                     let query = pgolens_protocol::TableQuery { samples: None, ..d.stack_functions.table.query.clone() };
                     d.stack_functions = stack_functions::StackFunctions::default();
@@ -769,6 +789,7 @@ impl State {
                 d.sample_functions.inline.names_arrived(names);
                 true
             }),
+            reply @ Reply::CallTree { .. } => self.with_doc(doc, |d, _| d.call_tree.on_reply(reply)),
             reply @ (Reply::Flame { .. } | Reply::Sandwich { .. } | Reply::Search { .. } | Reply::Timeline(_)) => {
                 self.with_doc(doc, |d, _| d.stacks.on_reply(reply))
             }

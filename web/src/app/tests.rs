@@ -2,7 +2,7 @@
 //! views, the requests each view queues, and the cross-document rules.
 
 use pgolens_protocol::{
-    Cell, CellKind, Column, Envelope, Failure, FnDetail, FrameNames, MemSite, NodeInfo, Opened, Request, Row,
+    Cell, CellKind, Column, Envelope, Failure, FnDetail, FrameNames, MemSite, NodeInfo, Opened, Order, Request, Row,
     SampleExport, SampleFilter, StacksInfo, TableId, TablePage, TableQuery,
 };
 
@@ -407,16 +407,27 @@ fn a_recording_opens_on_its_flame_graph_which_asks_for_its_views_and_refilters_t
     let all = SampleFilter::default();
     let asked = sent(&mut s);
     assert!(asked.contains(&Request::FrameNames), "{asked:?}");
-    assert!(asked.contains(&Request::Flame { samples: all.clone(), inverted: false }), "{asked:?}");
+    assert!(
+        asked.contains(&Request::Flame { samples: all.clone(), inverted: false, order: Order::Alphabetical }),
+        "{asked:?}"
+    );
     assert!(asked.iter().any(|r| matches!(r, Request::Timeline { event: 0, .. })), "{asked:?}");
     // The graph comes; zooms are clamped to it.
     let layout =
         |rects: &[f64]| pgolens_protocol::FlameLayout { rects: rects.to_vec().into(), rows: vec![0, 1, 2].into() };
     let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 60.0, 0.0];
     // A reply to another filter is dropped.
-    let other = SampleFilter { event: 1, range: None, root: None };
-    assert!(!s.update(worker(1, None, Reply::Flame { samples: other, inverted: false, layout: layout(&rects) })));
-    assert!(s.update(worker(1, None, Reply::Flame { samples: all.clone(), inverted: false, layout: layout(&rects) })));
+    let other = SampleFilter { event: 1, range: None, ..SampleFilter::default() };
+    assert!(!s.update(worker(
+        1,
+        None,
+        Reply::Flame { samples: other, inverted: false, order: Order::Alphabetical, layout: layout(&rects) }
+    )));
+    assert!(s.update(worker(
+        1,
+        None,
+        Reply::Flame { samples: all.clone(), inverted: false, order: Order::Alphabetical, layout: layout(&rects) }
+    )));
     assert_eq!(
         *s.current_doc().unwrap().stacks.flame.as_deref().unwrap(),
         FlameData::from_arrays(&rects, vec![0, 1, 2])
@@ -434,7 +445,7 @@ fn a_recording_opens_on_its_flame_graph_which_asks_for_its_views_and_refilters_t
     assert_eq!(s2.current_doc().unwrap().stacks.zoom, None);
     // A time range asks for the graph and the functions again; a search for its result.
     s.update(Action::Flame(FlameMsg::SelectTimeRange(Some((10, 20)))));
-    let ranged = SampleFilter { event: 0, range: Some((10, 20)), root: None };
+    let ranged = SampleFilter { event: 0, range: Some((10, 20)), ..SampleFilter::default() };
     let asked = sent(&mut s);
     assert!(asked.iter().any(|r| matches!(r, Request::Flame { samples, .. } if *samples == ranged)), "{asked:?}");
     assert!(asked.iter().any(
@@ -668,12 +679,16 @@ fn a_sample_profile_opens_on_its_functions_and_a_row_asks_for_its_heat_and_its_i
         [
             Request::SampleFunction { row: 3 },
             Request::FrameNames,
-            Request::Flame { samples: rooted.clone(), inverted: false }
+            Request::Flame { samples: rooted.clone(), inverted: false, order: Order::Alphabetical }
         ]
     );
     // The rooted graph is the function's, not the Flame graph tab's.
     let layout = pgolens_protocol::FlameLayout { rects: vec![0.0, 5.0, 5.0, 2.0].into(), rows: vec![0, 1].into() };
-    assert!(s.update(worker(1, None, Reply::Flame { samples: rooted.clone(), inverted: false, layout })));
+    assert!(s.update(worker(
+        1,
+        None,
+        Reply::Flame { samples: rooted.clone(), inverted: false, order: Order::Alphabetical, layout }
+    )));
     let doc = s.current_doc().unwrap();
     assert!(doc.stacks.flame.is_none());
     assert_eq!(doc.sample_functions.inline.flame.as_ref().unwrap().frame, [2]);
@@ -697,7 +712,10 @@ fn a_sample_profile_opens_on_its_functions_and_a_row_asks_for_its_heat_and_its_i
     // The whole-profile graph asks for no timeline either.
     s.update(Action::SelectTab(View::Flame));
     let asked = sent(&mut s);
-    assert_eq!(asked[0], Request::Flame { samples: SampleFilter::default(), inverted: false });
+    assert_eq!(
+        asked[0],
+        Request::Flame { samples: SampleFilter::default(), inverted: false, order: Order::Alphabetical }
+    );
     assert!(!asked.iter().any(|r| matches!(r, Request::Timeline { .. } | Request::FrameNames)), "{asked:?}");
 }
 
@@ -836,8 +854,12 @@ fn the_flame_graphs_zoom_search_direction_and_sandwich_are_restored() {
     s.update(Action::Flame(FlameMsg::SetEvent(1)));
     s.update(Action::Flame(FlameMsg::ToggleInverted));
     s.update(Action::Flame(FlameMsg::SelectTimeRange(Some((10, 20)))));
-    let samples = SampleFilter { event: 1, range: Some((10, 20)), root: None };
-    s.update(worker(1, None, Reply::Flame { samples: samples.clone(), inverted: true, layout: layout(&rects) }));
+    let samples = SampleFilter { event: 1, range: Some((10, 20)), ..SampleFilter::default() };
+    s.update(worker(
+        1,
+        None,
+        Reply::Flame { samples: samples.clone(), inverted: true, order: Order::Alphabetical, layout: layout(&rects) },
+    ));
     s.update(Action::Flame(FlameMsg::ZoomToRect(1)));
     s.update(Action::Flame(FlameMsg::Search("mem cpy".into())));
     s.update(Action::Flame(FlameMsg::ShowSandwich(Some(3))));
@@ -854,12 +876,19 @@ fn the_flame_graphs_zoom_search_direction_and_sandwich_are_restored() {
     hashed(&mut r, 1, "feedfacefeedface", 100);
     assert_eq!(r.restoring, None);
     let asked = sent(&mut r);
-    assert!(asked.contains(&Request::Flame { samples: samples.clone(), inverted: true }), "{asked:?}");
+    assert!(
+        asked.contains(&Request::Flame { samples: samples.clone(), inverted: true, order: Order::Alphabetical }),
+        "{asked:?}"
+    );
     assert!(asked.contains(&Request::Search { samples: samples.clone(), pattern: "mem cpy".into() }), "{asked:?}");
     assert!(asked.contains(&Request::Sandwich { samples: samples.clone(), frame: 3 }), "{asked:?}");
     // Until the graph comes, the link keeps the zoom; then the graph is zoomed.
     assert_eq!(r.link(), link);
-    r.update(worker(1, None, Reply::Flame { samples, inverted: true, layout: layout(&rects) }));
+    r.update(worker(
+        1,
+        None,
+        Reply::Flame { samples, inverted: true, order: Order::Alphabetical, layout: layout(&rects) },
+    ));
     let stacks = &r.current_doc().unwrap().stacks;
     assert_eq!((stacks.zoom(), stacks.selected), (Zoom { x0: 0.0, x1: 60.0, top: 0.0 }, Some(1)));
     assert_eq!(r.link(), link);

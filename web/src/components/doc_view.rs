@@ -91,6 +91,8 @@ pub fn DocView(props: &Props) -> Html {
                 }
                 View::SampleFunctions => html! { <SampleFunctionsView doc={doc.clone()} dispatch={d} /> },
                 View::SampleSymbols => html! { <SampleSymbolsView doc={doc.clone()} dispatch={d} /> },
+                // Not offered yet: the worker lists it once the view is drawn.
+                View::CallTree => html! {},
             };
             html! {
                 <>

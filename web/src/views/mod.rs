@@ -8,6 +8,7 @@ pub mod bat;
 pub mod bolt_cfg;
 pub mod bolt_functions;
 pub mod bolt_records;
+pub mod call_tree;
 pub mod dump;
 pub mod flame;
 pub mod functions;
@@ -34,6 +35,7 @@ pub fn title(view: View) -> &'static str {
         View::Bat => "BAT",
         View::SampleFunctions => "Functions",
         View::SampleSymbols => "Symbols",
+        View::CallTree => "Call tree",
     }
 }
 
@@ -75,6 +77,7 @@ pub fn id(view: View) -> &'static str {
         View::Bat => "bat",
         View::SampleFunctions => "sample-functions",
         View::SampleSymbols => "sample-symbols",
+        View::CallTree => "call-tree",
     }
 }
 

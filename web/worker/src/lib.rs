@@ -115,9 +115,13 @@ impl Sessions {
             }
             Request::Function { row } => Reply::Function(alloc::boxed::Box::new(s.function(row)?)),
             Request::MemProfSite { site } => Reply::MemProfSite(alloc::boxed::Box::new(s.memprof_site(site)?)),
-            Request::Flame { samples, inverted } => {
-                let layout = s.flame(&samples, inverted)?;
-                Reply::Flame { samples, inverted, layout }
+            Request::Flame { samples, inverted, order } => {
+                let layout = s.flame(&samples, inverted, order)?;
+                Reply::Flame { samples, inverted, order, layout }
+            }
+            Request::CallTree { samples, inverted } => {
+                let tree = s.call_tree(&samples, inverted)?;
+                Reply::CallTree { samples, inverted, tree }
             }
             Request::Sandwich { samples, frame } => {
                 let (callers, callees) = s.sandwich(&samples, frame)?;

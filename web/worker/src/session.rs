@@ -36,9 +36,9 @@ use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{
-    BatDetail, Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget, FnTrace,
-    Found, FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, ProfileSummary, Row, SampleExport, SampleFilter,
-    SampleFnDetail, StacksInfo, TableId, TablePage, TableQuery, Timeline, View,
+    BatDetail, CallTreeNodes, Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget,
+    FnTrace, Found, FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, Order, ProfileSummary, Row,
+    SampleExport, SampleFilter, SampleFnDetail, StacksInfo, TableId, TablePage, TableQuery, Timeline, View,
 };
 
 pub use pgolens_protocol::Failure;
@@ -507,12 +507,21 @@ impl Session {
 
     /// Lays out the flame graph (`inverted`: the icicle) of `samples`; with a root,
     /// that function's inline tree (never inverted).
-    pub fn flame(&mut self, samples: &SampleFilter, inverted: bool) -> Result<FlameLayout, Failure> {
+    pub fn flame(&mut self, samples: &SampleFilter, inverted: bool, order: Order) -> Result<FlameLayout, Failure> {
         if let Some(row) = samples.root {
             let (stacks, tree) = self.rooted(row)?;
-            return Ok(stacks.lay_rooted(tree));
+            return Ok(stacks.lay_rooted(tree, order));
         }
-        Ok(self.stacks()?.flame(samples, inverted))
+        self.stacks()?.flame(samples, inverted, order).map_err(fail)
+    }
+
+    /// The call tree (`inverted`: bottom-up) under `samples`, siblings heaviest first.
+    pub fn call_tree(&mut self, samples: &SampleFilter, inverted: bool) -> Result<CallTreeNodes, Failure> {
+        let tree = match samples.root {
+            Some(row) => self.rooted(row)?.1,
+            None => self.stacks()?.tree(samples, inverted).map_err(fail)?,
+        };
+        Ok(crate::stacks::call_tree_nodes(&tree.heaviest_first()))
     }
 
     /// Lays out the callers and the callees of `frame`.
@@ -535,9 +544,9 @@ impl Session {
     pub fn search(&mut self, samples: &SampleFilter, pattern: &str) -> Result<Found, Failure> {
         if let Some(row) = samples.root {
             let (stacks, tree) = self.rooted(row)?;
-            return Ok(stacks.search_in(&tree, samples, pattern));
+            return stacks.search_in(&tree, samples, pattern).map_err(fail);
         }
-        Ok(self.stacks()?.search(samples, pattern))
+        self.stacks()?.search(samples, pattern).map_err(fail)
     }
 
     /// The weight of `event`'s samples in `bins` buckets over their whole time.

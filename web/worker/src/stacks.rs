@@ -15,8 +15,11 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use pgolens::layout::flame::Flame;
-use pgolens::model::stacks::{CallTree, Filter, FunctionStats, StackProfile, NO_FRAME};
-use pgolens_protocol::{Cell, FlameLayout, Found, FrameNames, Row, SampleFilter, StacksInfo, TablePage, TableQuery};
+use pgolens::model::stacks::{CallTree, Filter, FunctionStats, StackProfile, Transform as CoreTransform, NO_FRAME};
+use pgolens_protocol::{
+    CallTreeNodes, Cell, FlameLayout, Found, FrameNames, Order, Row, SampleFilter, StacksInfo, TablePage, TableQuery,
+    Transform,
+};
 
 use crate::tables;
 
@@ -33,6 +36,10 @@ struct Laid {
 
 pub struct StacksView {
     pub profile: StackProfile,
+    /// Per DSO, the frame standing for all of it (a collapsed DSO), and how many
+    /// frames the profile had before those were added.
+    dso_frames: Vec<u32>,
+    real_frames: usize,
     slots: [Option<Laid>; 4],
     /// The functions under the last filter, in the last order asked for.
     functions: Option<(FnKey, Vec<FunctionStats>, u64)>,
@@ -46,15 +53,47 @@ struct FnKey {
     names: String,
 }
 
-/// The core's filter for the page's: a range `t0 < t1` keeps the samples in `t0..t1`.
-pub fn filter(samples: &SampleFilter) -> Filter {
-    let time = samples.range.filter(|(t0, t1)| t0 < t1).map(|(t0, t1)| t0..t1);
-    Filter { event: samples.event, time }
-}
-
 impl StacksView {
-    pub fn new(profile: StackProfile) -> StacksView {
-        StacksView { profile, slots: [None, None, None, None], functions: None }
+    pub fn new(mut profile: StackProfile) -> StacksView {
+        let real_frames = profile.frames().len();
+        // Interned up front, so that the page's frame names cover them.
+        let dso_frames =
+            (0..u32::try_from(profile.dsos().len()).unwrap_or(0)).filter_map(|d| profile.dso_frame(d)).collect();
+        StacksView { profile, dso_frames, real_frames, slots: [None, None, None, None], functions: None }
+    }
+
+    /// The core's filter for the page's: a range `t0 < t1` keeps the samples in
+    /// `t0..t1`; transforms name frames and DSOs that exist.
+    pub fn filter(&self, samples: &SampleFilter) -> Result<Filter, String> {
+        let time = samples.range.filter(|(t0, t1)| t0 < t1).map(|(t0, t1)| t0..t1);
+        let frame = |f: u32| match self.profile.frame_info(f) {
+            Some(_) => Ok(f),
+            None => Err(alloc::format!("no frame {f}")),
+        };
+        let transforms = samples
+            .transforms
+            .iter()
+            .map(|t| {
+                Ok(match t {
+                    Transform::Merge { frame: f } => CoreTransform::Merge(frame(*f)?),
+                    Transform::FocusFunction { frame: f } => CoreTransform::FocusFunction(frame(*f)?),
+                    Transform::FocusSubtree { path, inverted } => CoreTransform::FocusSubtree {
+                        path: path.iter().map(|&f| frame(f)).collect::<Result<_, String>>()?,
+                        inverted: *inverted,
+                    },
+                    Transform::CollapseDso { dso } => CoreTransform::CollapseDso {
+                        dso: *dso,
+                        frame: self.dso_frames.get(*dso as usize).copied().ok_or(alloc::format!("no DSO {dso}"))?,
+                    },
+                    Transform::CollapseRecursion { frame: f } => CoreTransform::CollapseRecursion(frame(*f)?),
+                    Transform::CollapseDirectRecursion { frame: f } => {
+                        CoreTransform::CollapseDirectRecursion(frame(*f)?)
+                    }
+                    Transform::DropFunction { frame: f } => CoreTransform::DropFunction(frame(*f)?),
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Filter { event: samples.event, time, transforms })
     }
 
     /// What the page's summary says of the stacks.
@@ -62,18 +101,23 @@ impl StacksView {
         let (start, end) = self.profile.time_range().unwrap_or((0, 0));
         StacksInfo {
             events: self.profile.events().to_vec(),
-            frames: self.profile.frames().len() as u64,
+            frames: self.real_frames as u64,
             samples: self.profile.sample_count() as u64,
             start,
             end: end.saturating_add(1),
         }
     }
 
+    /// The call tree (or, `inverted`, the inverted tree) under `samples`.
+    pub fn tree(&self, samples: &SampleFilter, inverted: bool) -> Result<CallTree, String> {
+        let filter = self.filter(samples)?;
+        Ok(if inverted { self.profile.inverted(&filter) } else { self.profile.call_tree(&filter) })
+    }
+
     /// Lays out the flame graph (or, `inverted`, the icicle) into [`MAIN`].
-    pub fn flame(&mut self, samples: &SampleFilter, inverted: bool) -> FlameLayout {
-        let filter = filter(samples);
-        let tree = if inverted { self.profile.inverted(&filter) } else { self.profile.call_tree(&filter) };
-        self.lay(MAIN, tree)
+    pub fn flame(&mut self, samples: &SampleFilter, inverted: bool, order: Order) -> Result<FlameLayout, String> {
+        let tree = ordered(self.tree(samples, inverted)?, order);
+        Ok(self.lay(MAIN, tree))
     }
 
     /// Lays out the callers and callees of `frame` into [`CALLERS`] and [`CALLEES`].
@@ -81,13 +125,13 @@ impl StacksView {
         if self.profile.frame_info(frame).is_none() {
             return Err(alloc::format!("no frame {frame}"));
         }
-        let s = self.profile.sandwich(&filter(samples), frame);
+        let s = self.profile.sandwich(&self.filter(samples)?, frame);
         Ok((self.lay(CALLERS, s.callers), self.lay(CALLEES, s.callees)))
     }
 
     /// Lays out `tree`, a tree rooted at a frame of its own, into [`ROOTED`].
-    pub fn lay_rooted(&mut self, tree: CallTree) -> FlameLayout {
-        self.lay(ROOTED, tree)
+    pub fn lay_rooted(&mut self, tree: CallTree, order: Order) -> FlameLayout {
+        self.lay(ROOTED, ordered(tree, order))
     }
 
     fn lay(&mut self, slot: usize, tree: CallTree) -> FlameLayout {
@@ -127,12 +171,12 @@ impl StacksView {
     pub fn table(&mut self, query: &TableQuery, start: u64, count: u64) -> Result<TablePage, String> {
         let query = tables::resolved(query);
         let column = query.column.as_str();
-        if ![tables::STACK_NAME, tables::STACK_SELF, tables::STACK_TOTAL].contains(&column) {
+        if ![tables::STACK_NAME, tables::STACK_SELF, tables::STACK_TOTAL, tables::STACK_DSO].contains(&column) {
             return Err(alloc::format!("no column {column:?}"));
         }
         let samples = query.samples.clone().unwrap_or_default();
         let key = FnKey {
-            filter: filter(&samples),
+            filter: self.filter(&samples)?,
             column: String::from(column),
             descending: query.descending,
             names: query.filter.to_ascii_lowercase(),
@@ -153,6 +197,12 @@ impl StacksView {
                 tables::STACK_SELF => {
                     rows.sort_by_key(|r| (r.self_weight, r.total, u32::MAX.saturating_sub(r.frame)));
                 }
+                tables::STACK_DSO => {
+                    let dso = |f: u32| profile.frame_dso(f).unwrap_or("");
+                    rows.sort_by(|a, b| {
+                        (dso(a.frame), name(a.frame), a.frame).cmp(&(dso(b.frame), name(b.frame), b.frame))
+                    });
+                }
                 _ => rows.sort_by_key(|r| (r.total, r.self_weight, u32::MAX.saturating_sub(r.frame))),
             }
             if key.descending {
@@ -161,31 +211,28 @@ impl StacksView {
             self.functions = Some((key, rows, weight));
         }
         let (rows, weight) = self.functions.as_ref().map(|(_, r, w)| (r.as_slice(), *w)).unwrap_or_default();
-        let with_weight = self.profile.frames().len();
+        let with_weight = self.real_frames;
         Ok(tables::page(query, tables::stack_columns(), with_weight, Some(weight), rows, start, count, |r| {
             Some(self.row(r))
         }))
     }
 
     fn row(&self, r: &FunctionStats) -> Row {
-        let name = Cell::Name {
-            text: self.name(r.frame).to_string(),
-            raw: None,
-            tag: self.profile.frame_dso(r.frame).map(ToString::to_string),
-        };
-        Row { id: r.frame, cells: alloc::vec![name, Cell::Count(r.self_weight), Cell::Count(r.total)] }
+        let name = Cell::Name { text: self.name(r.frame).to_string(), raw: None, tag: None };
+        let dso = self.profile.frame_dso(r.frame).map_or(Cell::Empty, |d| Cell::Text(d.to_string()));
+        Row { id: r.frame, cells: alloc::vec![name, Cell::Count(r.self_weight), Cell::Count(r.total), dso] }
     }
 
     /// The frames matching `pattern` and the weight of the stacks holding one.
-    pub fn search(&self, samples: &SampleFilter, pattern: &str) -> Found {
-        let s = self.profile.search(&filter(samples), pattern);
-        Found { frames: s.frames, weight: s.weight, total: s.total }
+    pub fn search(&self, samples: &SampleFilter, pattern: &str) -> Result<Found, String> {
+        let s = self.profile.search(&self.filter(samples)?, pattern);
+        Ok(Found { frames: s.frames, weight: s.weight, total: s.total })
     }
 
     /// [`StacksView::search`] inside `tree` (a rooted tree, see [`StacksView::lay_rooted`]):
     /// the matching frames, and the weight in `tree` of the paths holding one.
-    pub fn search_in(&self, tree: &CallTree, samples: &SampleFilter, pattern: &str) -> Found {
-        let frames = self.profile.search(&filter(samples), pattern).frames;
+    pub fn search_in(&self, tree: &CallTree, samples: &SampleFilter, pattern: &str) -> Result<Found, String> {
+        let frames = self.profile.search(&self.filter(samples)?, pattern).frames;
         // Nodes are in pre-order, so a parent's mark is set before its children look.
         let mut marked = alloc::vec![false; tree.nodes.len()];
         let mut weight = 0u64;
@@ -198,14 +245,40 @@ impl StacksView {
                 weight = weight.saturating_add(n.self_weight);
             }
         }
-        Found { frames, weight, total: tree.total() }
+        Ok(Found { frames, weight, total: tree.total() })
     }
 
     /// `event`'s weight in `bins` buckets over all the samples' time.
     pub fn timeline(&self, event: u32, bins: u32) -> pgolens_protocol::Timeline {
-        let t = self.profile.timeline(&Filter { event, time: None }, bins.min(4096));
+        let t = self.profile.timeline(&Filter { event, ..Filter::default() }, bins.min(4096));
         pgolens_protocol::Timeline { event, start: t.start, end: t.end, bins: t.bins }
     }
+}
+
+/// `tree` with its siblings in `order` (the model's trees come by name).
+pub fn ordered(tree: CallTree, order: Order) -> CallTree {
+    match order {
+        Order::Alphabetical => tree,
+        Order::Heaviest => tree.heaviest_first(),
+    }
+}
+
+/// A call tree's nodes as the page takes them (see [`CallTreeNodes`]).
+pub fn call_tree_nodes(tree: &CallTree) -> CallTreeNodes {
+    let n = tree.nodes.len();
+    let mut out = CallTreeNodes {
+        frame: Vec::with_capacity(n).into(),
+        parent: Vec::with_capacity(n).into(),
+        total: Vec::with_capacity(n).into(),
+        self_weight: Vec::with_capacity(n).into(),
+    };
+    for node in &tree.nodes {
+        out.frame.0.push(node.frame);
+        out.parent.0.push(node.parent);
+        out.total.0.push(node.total as f64);
+        out.self_weight.0.push(node.self_weight as f64);
+    }
+    out
 }
 
 /// The rectangles of a laid-out tree: `[x0, width, self, frame]` each (the root's frame is -1).

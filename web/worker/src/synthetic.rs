@@ -97,7 +97,7 @@ mod tests {
         assert_eq!(p.sample_count(), 1 + 9);
         assert_eq!(p.frame_info(1).unwrap().kind, FrameKind::Kernel);
         // 2 + 9 generated samples weighing 1, 2, 3, 1, 2, 3, ...
-        assert_eq!(p.call_tree(&Filter { event: 0, time: None }).total(), 2 + 18);
+        assert_eq!(p.call_tree(&Filter { event: 0, ..Filter::default() }).total(), 2 + 18);
         assert!(parse(b"#pgolens-stacks\ns 1 0 1 a\n").unwrap_err().contains("line 2"));
         assert!(parse(b"#pgolens-stacks\nevent e\ng 0 30 30\n").unwrap_err().contains("too many"));
     }

@@ -137,6 +137,7 @@ pub fn memprof_columns(has: &[MemColumn], raw: bool) -> Vec<Column> {
 pub const STACK_NAME: &str = "name";
 pub const STACK_SELF: &str = "self";
 pub const STACK_TOTAL: &str = "total";
+pub const STACK_DSO: &str = "dso";
 
 pub fn stack_columns() -> Vec<Column> {
     let mut self_ = column(STACK_SELF, "Self", CellKind::Count);
@@ -145,7 +146,9 @@ pub fn stack_columns() -> Vec<Column> {
     let mut total = column(STACK_TOTAL, "Total", CellKind::Count);
     total.share = true;
     total.help = Some(String::from("samples with the function on their stack (once per stack)"));
-    alloc::vec![column(STACK_NAME, "Function", CellKind::Name), self_, total]
+    let mut dso = column(STACK_DSO, "DSO", CellKind::Text);
+    dso.help = Some(String::from("the binary or library the function's code is in"));
+    alloc::vec![column(STACK_NAME, "Function", CellKind::Name), self_, total, dso]
 }
 
 /// A BOLT profile's function columns, in the core's order.

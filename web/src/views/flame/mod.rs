@@ -13,7 +13,7 @@
 use std::rc::Rc;
 
 use pgolens::layout::flame::Flame;
-use pgolens_protocol::{DocId, FlameLayout, Reply, Request, SampleFilter, StacksInfo, Timeline};
+use pgolens_protocol::{DocId, FlameLayout, Order, Reply, Request, SampleFilter, StacksInfo, Timeline};
 
 use crate::app::link::Params;
 use crate::app::outbox::Outbox;
@@ -161,21 +161,29 @@ pub struct SandwichView {
     pub callees: Option<Rc<FlameData>>,
 }
 
+/// What a flame graph is laid out for: samples, inverted or not, sibling order.
+pub type FlameKey = (SampleFilter, bool, Order);
+
 /// The stack views of a file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stacks {
     pub samples: SampleFilter,
     pub inverted: bool,
+    /// How siblings are ordered: by name or heaviest first.
+    pub order: Order,
     pub names: Option<Rc<FrameNames>>,
     pub names_asked: bool,
     /// The flame graph shown, and what it was laid out for.
     pub flame: Option<Rc<FlameData>>,
-    pub flame_of: Option<(SampleFilter, bool)>,
+    pub flame_of: Option<FlameKey>,
     /// What the last flame request was for.
-    pub flame_asked: Option<(SampleFilter, bool)>,
+    pub flame_asked: Option<FlameKey>,
     pub zoom: Option<Zoom>,
     /// The selected rectangle (clicked: zoomed to).
     pub selected: Option<u32>,
+    /// The function selected in any stack view (flame graph, call tree, sandwich,
+    /// Functions table), a frame id: what the details panel shows.
+    pub selected_frame: Option<u32>,
     pub search: String,
     pub found: Option<Rc<Found>>,
     pub sandwich: Option<SandwichView>,
@@ -213,6 +221,8 @@ pub enum Msg {
     SetEvent(u32),
     /// Flame graph ↔ icicle of the inverted tree.
     ToggleInverted,
+    /// Order siblings by name or heaviest first.
+    SetOrder(Order),
     /// Keep the samples in this time range (a timeline selection), or all.
     SelectTimeRange(Option<(u64, u64)>),
     /// Show this part of the flame graph (clamped to it).
@@ -221,6 +231,8 @@ pub enum Msg {
     ZoomToRect(u32),
     /// Back to the whole graph, nothing selected.
     ResetZoom,
+    /// Select a function (a frame id) in every stack view, or none.
+    SelectFrame(Option<u32>),
     /// Highlight the frames matching this (empty: none).
     Search(String),
     /// Show one function's callers and callees (a frame id), or close the sandwich.
@@ -247,6 +259,11 @@ impl Stacks {
             Msg::ToggleInverted => {
                 self.inverted = !self.inverted;
                 (true, true)
+            }
+            Msg::SetOrder(order) => {
+                let changed = self.order != order;
+                self.order = order;
+                (changed, changed)
             }
             Msg::SelectTimeRange(range) => {
                 let range = range.filter(|(a, b)| a < b);
@@ -280,6 +297,11 @@ impl Stacks {
                 self.selected = None;
                 (changed, false)
             }
+            Msg::SelectFrame(frame) => {
+                let changed = self.selected_frame != frame;
+                self.selected_frame = frame;
+                (changed, false)
+            }
             Msg::Search(pattern) => {
                 let changed = self.search != pattern;
                 self.search = pattern;
@@ -307,9 +329,9 @@ impl Stacks {
             self.names_asked = true;
             asked = true;
         }
-        let key = (samples.clone(), self.inverted);
+        let key = (samples.clone(), self.inverted, self.order);
         if self.flame_asked.as_ref() != Some(&key) {
-            out.send(doc, Request::Flame { samples: samples.clone(), inverted: self.inverted });
+            out.send(doc, Request::Flame { samples: samples.clone(), inverted: self.inverted, order: self.order });
             self.flame_asked = Some(key);
             asked = true;
         }
@@ -339,6 +361,7 @@ impl Stacks {
         *self = Stacks {
             samples: old.samples,
             inverted: old.inverted,
+            order: old.order,
             search: old.search,
             symbols_offered: old.symbols_offered,
             symbolized_with: with,
@@ -349,8 +372,8 @@ impl Stacks {
     /// Takes the worker's replies about the stacks; `false` for the others.
     pub fn on_reply(&mut self, reply: Reply) -> bool {
         match reply {
-            Reply::Flame { samples, inverted, layout } => {
-                let key = Some((samples.clone(), inverted));
+            Reply::Flame { samples, inverted, order, layout } => {
+                let key = Some((samples.clone(), inverted, order));
                 if self.flame_asked != key {
                     return false; // an older request's
                 }
@@ -410,6 +433,9 @@ impl Stacks {
         if self.inverted {
             link.push("inverted", "1");
         }
+        if self.order == Order::Heaviest {
+            link.push("order", "heaviest");
+        }
         if let Some((start, end)) = self.samples.range {
             link.push("range", format!("{start},{end}"));
         }
@@ -447,8 +473,9 @@ impl Stacks {
         });
         let old = std::mem::take(self);
         *self = Stacks {
-            samples: SampleFilter { event, range, root: old.samples.root },
+            samples: SampleFilter { event, range, root: old.samples.root, transforms: Vec::new() },
             inverted: link.flag("inverted"),
+            order: if link.get("order") == Some("heaviest") { Order::Heaviest } else { Order::Alphabetical },
             names: old.names,
             names_asked: old.names_asked,
             search: link.get("search").unwrap_or_default().to_string(),

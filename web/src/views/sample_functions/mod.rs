@@ -118,7 +118,7 @@ impl SampleFunctions {
             None => (None, self.inline.names_asked),
         };
         self.inline = Stacks {
-            samples: SampleFilter { event: 0, range: None, root: Some(row) },
+            samples: SampleFilter { root: Some(row), ..SampleFilter::default() },
             names,
             names_asked,
             search: std::mem::take(&mut self.inline.search),

@@ -298,7 +298,7 @@ mod tests {
     fn a_stack_table_follows_the_samples_of_its_graph() {
         let mut out = Outbox::default();
         let mut t = Table::new(TableId::StackFunctions);
-        let range = SampleFilter { event: 0, range: Some((10, 20)), root: None };
+        let range = SampleFilter { range: Some((10, 20)), ..SampleFilter::default() };
         assert!(t.follow_samples(&range, 3, &mut out));
         assert!(!t.follow_samples(&range, 3, &mut out));
         assert_eq!(t.query.samples, Some(range));

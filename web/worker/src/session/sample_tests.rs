@@ -6,7 +6,7 @@
 use super::tests::{corpus, name_of, session};
 use super::*;
 use pgolens::formats::gcov::write_v4;
-use pgolens_protocol::HeatRow;
+use pgolens_protocol::{HeatRow, Order};
 
 const BASIC: &str = "llvm/sample-basic/sample-basic";
 
@@ -217,7 +217,7 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
     // Nothing is built before a graph is asked for.
     assert!(s.decoded.as_ref().unwrap().stacks.is_none());
     let all = SampleFilter::default();
-    let flame = s.flame(&all, false).unwrap();
+    let flame = s.flame(&all, false, Order::Alphabetical).unwrap();
     let names = s.frame_names().unwrap().names;
     let rects: Vec<(String, u64, u64)> = flame
         .rects
@@ -238,7 +238,7 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
 
     // One function's inline tree, laid out from the function.
     let rooted = SampleFilter { root: Some(run_ops), ..SampleFilter::default() };
-    let flame = s.flame(&rooted, false).unwrap();
+    let flame = s.flame(&rooted, false, Order::Alphabetical).unwrap();
     let rects: Vec<(String, u64, u64)> =
         flame.rects.0.chunks(4).map(|r| (names[r[3] as usize].clone(), r[1] as u64, r[2] as u64)).collect();
     assert_eq!(
@@ -258,12 +258,12 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
     // The sandwich sees the whole profile.
     let (callers, _) = s.sandwich(&rooted, found.frames[0]).unwrap();
     assert_eq!(callers.rects.0[1], 12000.0);
-    assert!(s.flame(&SampleFilter { root: Some(99), ..SampleFilter::default() }, false).is_err());
+    assert!(s.flame(&SampleFilter { root: Some(99), ..SampleFilter::default() }, false, Order::Alphabetical).is_err());
     // The stack functions table: op_add's self samples wherever it is inlined.
     let mut q = TableQuery::new(TableId::StackFunctions);
     q.filter = "op_add".into();
     let fns = s.table(&q, 0, 10).unwrap();
-    assert_eq!(fns.rows[0].cells[1..], [Cell::Count(12000), Cell::Count(12000)]);
+    assert_eq!(fns.rows[0].cells[1..], [Cell::Count(12000), Cell::Count(12000), Cell::Empty]);
 }
 
 /// `Total count: N`-style lines of `show --detailed-summary` (a sample profile's).
@@ -354,7 +354,7 @@ fn cs_and_md5_profiles_show_contexts_and_hashes() {
     q.filter = "main:5 @".into();
     assert_eq!(s.table(&q, 0, 10).unwrap().matching, 2);
     // The stacks start with the context frames: main → run_shapes → classify.
-    let flame = s.flame(&SampleFilter::default(), false).unwrap();
+    let flame = s.flame(&SampleFilter::default(), false, Order::Alphabetical).unwrap();
     let names = s.frame_names().unwrap().names;
     let depth3: Vec<&str> = flame
         .rects

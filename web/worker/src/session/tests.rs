@@ -2,7 +2,7 @@
 //! tables, graphs and byte views, and the cross-document requests.
 
 use super::*;
-use pgolens_protocol::{CfgCall, CfgInsn, Reply, Request};
+use pgolens_protocol::{CfgCall, CfgInsn, Order, Reply, Request, Transform};
 
 pub(super) fn session(name: &str, bytes: &[u8]) -> Session {
     let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
@@ -476,6 +476,40 @@ fn a_correlated_raw_profile_is_decoded_with_the_session_of_its_binary() {
 }
 
 #[test]
+fn the_call_tree_comes_heaviest_first_under_the_pages_transforms() {
+    // main → a → b (3), main → a (1), main → c → b (2); frames main 0, a 1, b 2, c 3;
+    // b in libc.so (DSO 0).
+    let text = "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\ns 0 20 2 main;c;b@libc.so\n";
+    let mut s = session("x.stacks", text.as_bytes());
+    s.finish().unwrap();
+    let tree = s.call_tree(&SampleFilter::default(), false).unwrap();
+    assert_eq!(tree.frame.0, [u32::MAX, 0, 1, 2, 3, 2]);
+    assert_eq!(tree.parent.0, [0, 0, 1, 2, 1, 4]);
+    assert_eq!(tree.total.0, [6.0, 6.0, 4.0, 3.0, 2.0, 2.0]);
+    assert_eq!(tree.self_weight.0, [0.0, 0.0, 1.0, 3.0, 0.0, 2.0]);
+    // Merging a hands its weight to main; its b comes first (3 against c's 2).
+    let merged = SampleFilter { transforms: alloc::vec![Transform::Merge { frame: 1 }], ..SampleFilter::default() };
+    let tree = s.call_tree(&merged, false).unwrap();
+    assert_eq!(tree.frame.0, [u32::MAX, 0, 2, 3, 2]);
+    assert_eq!(tree.self_weight.0, [0.0, 1.0, 3.0, 0.0, 2.0]);
+    // The frame standing for libc.so is named after it and listed with the others.
+    let names = s.frame_names().unwrap();
+    assert_eq!(names.names.len(), 5);
+    assert_eq!(names.names[4], "libc.so");
+    let collapsed =
+        SampleFilter { transforms: alloc::vec![Transform::CollapseDso { dso: 0 }], ..SampleFilter::default() };
+    let tree = s.call_tree(&collapsed, true).unwrap();
+    assert_eq!((tree.frame.0[1], tree.total.0[1], tree.self_weight.0[1]), (4, 5.0, 5.0));
+    // A transform naming a frame or DSO the file does not have is refused, with which.
+    for bad in [Transform::DropFunction { frame: 9 }, Transform::CollapseDso { dso: 3 }] {
+        let filter = SampleFilter { transforms: alloc::vec![bad], ..SampleFilter::default() };
+        let err = s.call_tree(&filter, false).unwrap_err();
+        assert!(err.message == "no frame 9" || err.message == "no DSO 3", "{}", err.message);
+        assert!(s.flame(&filter, false, Order::Heaviest).is_err());
+    }
+}
+
+#[test]
 fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     let text = "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\ns 0 20 2 main;c;b@libc.so\n";
     let mut s = session("x.stacks", text.as_bytes());
@@ -488,7 +522,7 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     assert_eq!(s.stack_profile().unwrap().sample_count(), 3);
     let all = SampleFilter::default();
     // root; main; a, c; b (under a), b (under c): rows by depth.
-    let flame = s.flame(&all, false).unwrap();
+    let flame = s.flame(&all, false, Order::Alphabetical).unwrap();
     assert_eq!(flame.rects.0.len(), 6 * 4);
     assert_eq!(flame.rows.0, [0, 1, 2, 4, 6]);
     let rects = &flame.rects.0;
@@ -498,8 +532,8 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     // Rectangle 4 is b under a: its stack from the root.
     assert_eq!(s.flame_stack(crate::stacks::MAIN, 4).unwrap(), ["main", "a", "b"]);
     // A time range: the samples at 10 and 20.
-    let range = SampleFilter { event: 0, range: Some((10, 30)), root: None };
-    let icicle = s.flame(&range, true).unwrap();
+    let range = SampleFilter { range: Some((10, 30)), ..SampleFilter::default() };
+    let icicle = s.flame(&range, true, Order::Alphabetical).unwrap();
     assert_eq!(icicle.rects.0.len(), 6 * 4);
     assert_eq!(icicle.rects.0[1], 3.0);
     let page = s.table(&query(TableId::StackFunctions, "total", true, ""), 0, 10).unwrap();
@@ -509,11 +543,20 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     let b = page.rows.iter().find(|r| r.id == 2).unwrap();
     assert_eq!(
         b.cells,
-        [Cell::Name { text: "b".into(), raw: None, tag: Some("libc.so".into()) }, Cell::Count(5), Cell::Count(5)]
+        [
+            Cell::Name { text: "b".into(), raw: None, tag: None },
+            Cell::Count(5),
+            Cell::Count(5),
+            Cell::Text("libc.so".into())
+        ]
     );
+    // By DSO: the one without (main, a, c by name) first, then libc.so's b.
+    let by_dso = s.table(&query(TableId::StackFunctions, "dso", false, ""), 0, 10).unwrap();
+    assert_eq!(by_dso.rows.iter().map(|r| r.id).collect::<alloc::vec::Vec<_>>(), [1, 3, 0, 2]);
     let by_name = s.table(&query(TableId::StackFunctions, "name", false, "B"), 0, 10).unwrap();
     assert_eq!(by_name.matching, 1);
-    assert_eq!(s.search(&all, "c").unwrap(), Found { frames: alloc::vec![3], weight: 2, total: 6 });
+    // c, and the frame a collapsed libc.so would show (4), which no stack holds yet.
+    assert_eq!(s.search(&all, "c").unwrap(), Found { frames: alloc::vec![3, 4], weight: 2, total: 6 });
     assert_eq!(s.timeline(0, 3).unwrap(), Timeline { event: 0, start: 0, end: 21, bins: alloc::vec![3, 1, 2] });
     let (callers, callees) = s.sandwich(&all, 2).unwrap();
     assert_eq!(callers.rows.0, [0, 1, 2, 4, 6]);
@@ -523,16 +566,17 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     assert_eq!(
         names,
         FrameNames {
-            names: ["main", "a", "b", "c"].map(String::from).to_vec(),
+            // The last stands for all of libc.so (a collapsed DSO).
+            names: ["main", "a", "b", "c", "libc.so"].map(String::from).to_vec(),
             dsos: alloc::vec!["libc.so".into()],
-            dso: alloc::vec![-1, -1, 0, -1],
-            kinds: ["user"; 4].map(String::from).to_vec(),
+            dso: alloc::vec![-1, -1, 0, -1, 0],
+            kinds: ["user"; 5].map(String::from).to_vec(),
         }
     );
     // Files without stacks say so.
     let mut text = session("x.fdata", b"1 main 0 1 main 4 0 1\n");
     text.finish().unwrap();
-    assert!(text.flame(&all, false).is_err());
+    assert!(text.flame(&all, false, Order::Alphabetical).is_err());
     assert!(text.stack_profile().is_none());
 }
 
