@@ -62,7 +62,7 @@ test('a binary-correlated raw profile needs its ELF, then shows its functions', 
   await page.locator(`.fn-body .fn-name[title="${f.name}"]`).click();
   const detail = page.getByRole('complementary', { name: 'Function detail' });
   await detail.locator('.counter-values li').first().waitFor();
-  assert.deepEqual((await detail.locator('.counter-values li').allInnerTexts()).map(Number), f.counts);
+  assert.deepEqual((await detail.locator('.counter-values .counter-value').allInnerTexts()).map(Number), f.counts);
   assert.deepEqual(errors, []);
   await page.close();
 });

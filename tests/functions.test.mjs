@@ -28,7 +28,7 @@ after(async () => {
 });
 
 /** The functions of `llvm-profdata show --all-functions --counts --ic-targets`:
- *  [{ name, counts, targets: [{ site, name, count }] }]. */
+ *  [{ name, counts, targets: [{ site, name, count, share }] }] (share as printed, "38.00"). */
 function parseShow(text) {
   const functions = [];
   let current = null;
@@ -42,13 +42,18 @@ function parseShow(text) {
     if (/^    Hash: /.test(line) && current) functions.push(current);
     const counts = /^\s+Block counts: \[(.*)\]$/.exec(line);
     if (counts && current) current.counts = counts[1] ? counts[1].split(', ').map(Number) : [];
-    const target = /^\t\[\s*(\d+), (.+?),\s+(\d+) \]/.exec(line);
-    if (target && current) current.targets.push({ site: Number(target[1]), name: target[2], count: Number(target[3]) });
+    const target = /^\t\[\s*(\d+), (.+?),\s+(\d+) \] \((\d+\.\d\d)%\)/.exec(line);
+    if (target && current) {
+      current.targets.push({ site: Number(target[1]), name: target[2], count: Number(target[3]), share: target[4] });
+    }
   }
   return functions;
 }
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
+/** A tick label back to its number: `45k` → 45000. */
+const unshort = (t) => Number(t.replace(/[kMG]$/, '')) * ({ k: 1e3, M: 1e6, G: 1e9 }[t.at(-1)] ?? 1);
 
 function summaryNumber(key) {
   return Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(summaryText)[1]);
@@ -141,12 +146,16 @@ test('filtering narrows the rows; selecting one shows its counters and indirect-
   assert.equal(await rows(page).first().getAttribute('aria-selected'), 'true');
   const detail = page.getByRole('complementary', { name: 'Function detail' });
   await detail.locator('.counter-values li').first().waitFor();
-  assert.deepEqual((await detail.locator('.counter-values li').allInnerTexts()).map(Number), qsort.counts);
+  assert.deepEqual((await detail.locator('.counter-values .counter-value').allInnerTexts()).map(Number), qsort.counts);
+  // Each counter says its index, as llvm-profdata's Block counts list them in order.
+  const indices = (await detail.locator('.counter-values .counter-index').allInnerTexts()).map(Number);
+  assert.deepEqual(indices, qsort.counts.map((_, i) => i));
   assert.equal(await detail.locator('.fn-chart rect').count(), qsort.counts.length);
   await detail.getByLabel('log scale').check();
   await page.locator('.fn-chart[aria-label$="log scale"]').waitFor();
 
-  // A function with indirect-call sites: its targets, named, with their counts.
+  // A function with indirect-call sites: its targets, named, with their counts and
+  // their shares of the site, as llvm-profdata prints them.
   const caller = show.find((f) => f.targets.length > 0);
   await filter.fill(caller.name);
   await page.waitForFunction((n) => {
@@ -158,6 +167,7 @@ test('filtering narrows the rows; selecting one shows its counters and indirect-
   for (const t of caller.targets) {
     const row = detail.locator('.fn-site').nth(t.site).locator('tr', { has: page.locator(`td.target[title="${t.name}"]`) });
     assert.equal(Number(await row.locator('td.count').innerText()), t.count, `${t.name} at site ${t.site}`);
+    assert.equal(await row.locator('td.share').innerText(), `${t.share}%`, `${t.name}'s share at site ${t.site}`);
   }
   await filter.fill('no-such-function-anywhere');
   await page.waitForFunction(() => document.querySelectorAll('.fn-body [role=row][data-id]').length === 0);
@@ -181,6 +191,14 @@ test('the Summary tab shows the totals and the detailed summary of llvm-profdata
   );
   assert.deepEqual(table, lines);
   assert.equal(await totals.locator('.summary-plot circle').count(), lines.length);
+  // The axes say their values: round counts taken up to the most (x), and the powers
+  // of ten up to the largest minimum count (y, log scale).
+  const xTicks = (await totals.locator('.summary-plot .x-tick').allTextContents()).map(unshort);
+  const mostTaken = Math.max(...lines.map(([, n]) => n));
+  assert.ok(xTicks.length >= 3 && xTicks[0] === 0 && xTicks.at(-1) <= mostTaken && xTicks.at(-1) * 2 >= mostTaken, `${xTicks}`);
+  const yTicks = (await totals.locator('.summary-plot .y-tick').allTextContents()).map(unshort);
+  const largest = Math.max(...lines.map(([c]) => c));
+  assert.deepEqual(yTicks, Array.from({ length: Math.floor(Math.log10(largest)) + 1 }, (_, k) => 10 ** k));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -149,7 +149,7 @@ test('a link to a profile and its binary opens both, with read progress, decoded
   await page.locator(`.fn-body .fn-name[title="${f.name}"]`).click();
   const detail = page.getByRole('complementary', { name: 'Function detail' });
   await detail.locator('.counter-values li').first().waitFor();
-  assert.deepEqual((await detail.locator('.counter-values li').allInnerTexts()).map(Number), f.counts);
+  assert.deepEqual((await detail.locator('.counter-values .counter-value').allInnerTexts()).map(Number), f.counts);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -256,7 +256,7 @@ test('the view of a profile a link fetched comes back on a reload, fetched again
   await page.reload();
   const detail = page.getByRole('complementary', { name: 'Function detail' });
   await detail.locator('.counter-values li').first().waitFor({ timeout: 20000 });
-  assert.deepEqual((await detail.locator('.counter-values li').allInnerTexts()).map(Number), f.counts);
+  assert.deepEqual((await detail.locator('.counter-values .counter-value').allInnerTexts()).map(Number), f.counts);
   assert.equal(await page.getByRole('tab', { selected: true }).innerText(), 'Functions');
   assert.equal(await page.locator('.link-waiting').count(), 0);
   assert.deepEqual(errors, []);

@@ -35,7 +35,7 @@ pub fn FunctionDetail(props: &Props) -> Html {
     };
     let on_log = props.on_log.reform(|_: Event| ());
     let listed = detail.counters.iter().take(MAX_LISTED).enumerate().map(|(i, c)| {
-        html! { <li data-index={i.to_string()}>{c}</li> }
+        html! { <li data-index={i.to_string()}><span class="counter-index">{i}</span><span class="counter-value">{c}</span></li> }
     });
     html! {
         <aside class="fn-detail" aria-label="Function detail">
@@ -61,17 +61,20 @@ pub fn FunctionDetail(props: &Props) -> Html {
             if !detail.sites.is_empty() {
                 <section aria-label="Value sites">
                     <h3>{format!("Value sites ({})", detail.sites.len())}</h3>
-                    { for detail.sites.iter().map(|site| html! {
+                    { for detail.sites.iter().map(|site| {
+                        // Each target's share of the site, as llvm-profdata show prints it.
+                        let sum: u64 = site.targets.iter().map(|t| t.count).sum();
+                        html! {
                         <table class="fn-site">
                             <caption>{format!("{} site {}", site.kind, site.index)}</caption>
                             <tbody>
                                 { for site.targets.iter().map(|t| html! {
-                                    <tr><td class="mono target" title={t.name.clone()}>{t.demangled.clone().or_else(|| t.name.clone()).unwrap_or_else(|| t.value.to_string())}</td><td class="num count">{t.count}</td></tr>
+                                    <tr><td class="mono target" title={t.name.clone()}>{t.demangled.clone().or_else(|| t.name.clone()).unwrap_or_else(|| t.value.to_string())}</td><td class="num count">{t.count}</td><td class="num share">{share(t.count, sum)}</td></tr>
                                 }) }
                                 if site.targets.is_empty() { <tr><td class="muted">{"no values"}</td></tr> }
                             </tbody>
                         </table>
-                    }) }
+                    } }) }
                 </section>
             }
             if !detail.traces.is_empty() {
@@ -86,6 +89,14 @@ pub fn FunctionDetail(props: &Props) -> Html {
             }
         </aside>
     }
+}
+
+/// `count` as a percentage of `sum` with two decimals: `38.00%`.
+fn share(count: u64, sum: u64) -> String {
+    if sum == 0 {
+        return String::from("–");
+    }
+    format!("{:.2}%", count as f64 * 100.0 / sum as f64)
 }
 
 /// One bar per counter; heights linear in the count or in log(1 + count).

@@ -69,7 +69,8 @@ fn percent(cutoff: u32) -> String {
 /// per cutoff: how concentrated the profile is.
 fn plot(s: &ProfileSummary) -> Html {
     let max_n = s.detailed.iter().map(|e| e.num_counts).max().unwrap_or(0).max(1) as f64;
-    let max_c = (s.detailed.iter().map(|e| e.min_count).max().unwrap_or(0) as f64).ln_1p().max(1.0);
+    let max_count = s.detailed.iter().map(|e| e.min_count).max().unwrap_or(0);
+    let max_c = (max_count as f64).ln_1p().max(1.0);
     let point = |n: u64, c: u64| {
         let x = PAD + n as f64 / max_n * (PLOT_W - 2.0 * PAD);
         let y = PLOT_H - PAD - (c as f64).ln_1p() / max_c * (PLOT_H - 2.0 * PAD);
@@ -89,7 +90,21 @@ fn plot(s: &ProfileSummary) -> Html {
             <line class="axis" x1={PAD.to_string()} y1={(PLOT_H - PAD).to_string()} x2={(PLOT_W - PAD).to_string()} y2={(PLOT_H - PAD).to_string()} />
             <line class="axis" x1={PAD.to_string()} y1={PAD.to_string()} x2={PAD.to_string()} y2={(PLOT_H - PAD).to_string()} />
             <text x={(PLOT_W / 2.0).to_string()} y={(PLOT_H - 8.0).to_string()} text-anchor="middle">{"counts taken (hottest first)"}</text>
-            <text x="12" y={(PLOT_H / 2.0).to_string()} transform={format!("rotate(-90 12 {})", PLOT_H / 2.0)} text-anchor="middle">{"min count (log)"}</text>
+            <text x="10" y={(PLOT_H / 2.0).to_string()} transform={format!("rotate(-90 10 {})", PLOT_H / 2.0)} text-anchor="middle">{"min count (log)"}</text>
+            { for super::ticks(max_n as u64, 5).into_iter().map(|n| {
+                let (x, _) = point(n, 0);
+                html! { <>
+                    <line class="tick" x1={format!("{x:.1}")} y1={(PLOT_H - PAD).to_string()} x2={format!("{x:.1}")} y2={(PLOT_H - PAD + 4.0).to_string()} />
+                    <text class="tick x-tick" x={format!("{x:.1}")} y={(PLOT_H - PAD + 15.0).to_string()} text-anchor="middle">{super::short(n)}</text>
+                </> }
+            }) }
+            { for super::decades(max_count).into_iter().map(|c| {
+                let (_, y) = point(0, c);
+                html! { <>
+                    <line class="tick" x1={(PAD - 4.0).to_string()} y1={format!("{y:.1}")} x2={PAD.to_string()} y2={format!("{y:.1}")} />
+                    <text class="tick y-tick" x={(PAD - 6.0).to_string()} y={format!("{:.1}", y + 4.0)} text-anchor="end">{super::short(c)}</text>
+                </> }
+            }) }
             <polyline class="curve" points={path.join(" ")} />
             { for s.detailed.iter().map(|e| {
                 let (x, y) = point(e.num_counts, e.min_count);
