@@ -51,7 +51,7 @@ test('a binary-correlated raw profile needs its ELF, then shows its functions', 
   await page.getByRole('tab', { name: 'Functions' }).click();
   const rows = page.locator('.fn-body [role=row][data-id]');
   await rows.first().waitFor();
-  assert.equal(Number(await page.getByRole('table', { name: 'Functions' }).getAttribute('aria-rowcount')), records.length);
+  assert.equal(Number(await page.getByRole('grid', { name: 'Functions' }).getAttribute('aria-rowcount')), records.length);
   // A function with several counters: the same counters as llvm-profdata's.
   const f = records.reduce((a, b) => (b.counts.length > a.counts.length ? b : a));
   await page.getByRole('searchbox', { name: 'Filter functions' }).fill(f.name);

@@ -64,12 +64,18 @@ async function paintedAtLeast(page, n) {
   await page.waitForFunction((n) => Number(document.querySelector('.flame-main canvas')?.dataset.paints) >= n, n);
 }
 
-/** Moves the pointer over the flame graph at `share` (0..1) of its width, in row `depth`. */
-async function hover(page, share, depth, { icicle = false } = {}) {
+/** The point of the flame graph at `share` (0..1) of its width, in row `depth`. */
+async function point(page, share, depth, { icicle = false } = {}) {
   const box = await canvas(page).boundingBox();
   const inner = { x: box.x + 1, y: box.y + 1, w: box.width - 2, h: box.height - 2 };
   const y = icicle ? inner.y + (depth + 0.5) * ROW : inner.y + inner.h - (depth + 0.5) * ROW;
-  await page.mouse.move(inner.x + share * inner.w, y);
+  return { x: inner.x + share * inner.w, y };
+}
+
+/** Moves the pointer over the flame graph at `share` (0..1) of its width, in row `depth`. */
+async function hover(page, share, depth, options) {
+  const { x, y } = await point(page, share, depth, options);
+  await page.mouse.move(x, y);
   return page.locator('.flame-main .flame-tooltip');
 }
 
@@ -85,7 +91,7 @@ async function tooltipNumbers(tip) {
 test('a file with stacks gets a Flame graph tab whose canvas draws its frames', async () => {
   const { page, errors } = await openFlame();
   const tabs = await page.getByRole('tab').allInnerTexts();
-  assert.deepEqual(tabs, ['Dump', 'Flame graph', 'Functions']);
+  assert.deepEqual(tabs, ['Dump', 'Flame graph', 'Call tree', 'Stack chart', 'Functions']);
   // root, main, idle, work, read, compute, memcpy: all wide enough at full zoom.
   assert.equal(Number(await canvas(page).getAttribute('data-rects')), 7);
   assert.equal(await page.locator('.flame-total').innerText(), '100 samples');
@@ -119,11 +125,11 @@ test('hovering a frame shows its name, dso and self and total samples with perce
   await page.close();
 });
 
-test('clicking a frame zooms to it; Escape and the reset button zoom out', async () => {
+test('double-clicking a frame zooms to it; Escape and the reset button zoom out', async () => {
   const { page, errors } = await openFlame();
   await hover(page, 0.6, 2);
-  await page.mouse.down();
-  await page.mouse.up();
+  const work = await point(page, 0.6, 2);
+  await page.mouse.dblclick(work.x, work.y);
   await page.waitForFunction(() => document.querySelector('.flame-main canvas').dataset.zoom === '20-100');
   // compute (20..60) now fills the left half.
   const tip = await hover(page, 0.25, 3);
@@ -168,9 +174,10 @@ test('the inverted toggle shows the icicle of the leaves', async () => {
   await page.waitForFunction(() => document.querySelector('.flame-main canvas').dataset.rects === '12');
   // Leaves first, by name: compute 0..40, memcpy 40..70, read 70..90, work 90..100.
   const tip = await hover(page, 0.8, 1, { icicle: true });
-  assert.deepEqual(await tooltipNumbers(tip), { name: 'read', total: ['20', '20.00%'], self: ['0', '0.00%'] });
+  // The leaves' row: each function's self weight is the whole of its rectangle.
+  assert.deepEqual(await tooltipNumbers(tip), { name: 'read', total: ['20', '20.00%'], self: ['20', '20.00%'] });
   const work = await hover(page, 0.95, 1, { icicle: true });
-  assert.deepEqual(await tooltipNumbers(work), { name: 'work', total: ['10', '10.00%'], self: ['0', '0.00%'] });
+  assert.deepEqual(await tooltipNumbers(work), { name: 'work', total: ['10', '10.00%'], self: ['10', '10.00%'] });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -87,7 +87,7 @@ function header(page, title) {
 
 test('an indexed profile shows a Functions tab listing every function of llvm-profdata show', async () => {
   const { page, errors } = await openFunctions();
-  const table = page.getByRole('table', { name: 'Functions' });
+  const table = page.getByRole('grid', { name: 'Functions' });
   assert.equal(Number(await table.getAttribute('aria-rowcount')), show.length);
   assert.match(await page.locator('.fn-count').innerText(), new RegExp(`^${show.length} functions`));
   // Every row shown is one of show's functions, with its counter count and total.

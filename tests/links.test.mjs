@@ -138,13 +138,12 @@ test('a flame graph’s zoom, search and a dump selection survive a reload; back
   await status(page, 'pgolens-stacks');
   const canvas = page.locator('.flame-main canvas');
   await page.waitForFunction(() => document.querySelector('.flame-main canvas')?.dataset.rects > 0);
-  // Click `work` (20..100 at depth 2): zoomed to it.
+  // Double-click `work` (20..100 at depth 2): zoomed to it.
   const box = await canvas.boundingBox();
   const rowPx = 18;
-  // As a person does: the pointer over the frame (it is what a click picks), then a click.
+  // As a person does: the pointer over the frame (it is what a click picks), then a double-click.
   await page.mouse.move(box.x + box.width * 0.6, box.y + box.height - 1 - rowPx * 2.5);
-  await page.mouse.down();
-  await page.mouse.up();
+  await page.mouse.dblclick(box.x + box.width * 0.6, box.y + box.height - 1 - rowPx * 2.5);
   await page.waitForFunction(() => document.querySelector('.flame-main canvas').dataset.zoom === '20-100');
   await linked(page, 'zoom', '20,100,0');
   await page.locator('.flame-search').fill('comp');

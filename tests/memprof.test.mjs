@@ -100,7 +100,7 @@ test('an indexed profile with MemProf lists every allocation site of show --memo
   const sites = parseIndexedYaml(await readFile(path.join(corpus, `${INDEXED}.memory.yaml`), 'utf8'));
   assert.ok(sites.length > 0);
   const { page, errors } = await open(INDEXED, 'instrprof-indexed');
-  const table = page.getByRole('table', { name: 'Allocation sites' });
+  const table = page.getByRole('grid', { name: 'Allocation sites' });
   assert.equal(Number(await table.getAttribute('aria-rowcount')), sites.length);
   assert.match(await page.locator('.memprof .fn-count').innerText(), new RegExp(`^${sites.length} allocation sites`));
 
@@ -170,7 +170,7 @@ test('a raw MemProf file lists its MemInfoBlocks with their stacks of addresses'
   const mibs = Number(bytes.readBigUInt64LE(mibOffset));
   const yaml = await readFile(path.join(corpus, `${RAW}.memory.yaml`), 'utf8');
   const { page, errors } = await open(RAW, 'memprof-raw');
-  assert.equal(Number(await page.getByRole('table', { name: 'Allocation sites' }).getAttribute('aria-rowcount')), mibs);
+  assert.equal(Number(await page.getByRole('grid', { name: 'Allocation sites' }).getAttribute('aria-rowcount')), mibs);
   assert.match(await page.locator('.memprof .fn-count').innerText(), /addresses, not symbolized/);
   const shown = await shownRows(page);
   assert.equal(shown.length, mibs);

@@ -90,7 +90,7 @@ for (const { file, format } of FILES) {
   test(`${format}: the Functions table lists every function with the numbers llvm-profdata shows`, async () => {
     const { page, errors } = await openSample(file, format);
     const tabs = await page.getByRole('tab').allInnerTexts();
-    assert.deepEqual(tabs, ['Dump', 'Functions', 'Flame graph', 'Flat profile', 'Summary']);
+    assert.deepEqual(tabs, ['Dump', 'Functions', 'Flame graph', 'Call tree', 'Flat profile', 'Summary']);
     const show = parseShow(await readFile(path.join(corpus, `${file}.show.txt`), 'utf8'));
     assert.equal(show.length, 7);
     await page.locator('.sample-functions .fn-count').filter({ hasText: '7 functions' }).waitFor();

@@ -144,7 +144,7 @@ test('a link to a profile and its binary opens both, with read progress, decoded
   // The same view a drop gives (tests/correlate.test.mjs): llvm-profdata's records.
   await page.getByRole('tab', { name: 'Functions' }).click();
   await page.locator('.fn-body [role=row][data-id]').first().waitFor();
-  assert.equal(Number(await page.getByRole('table', { name: 'Functions' }).getAttribute('aria-rowcount')), records.length);
+  assert.equal(Number(await page.getByRole('grid', { name: 'Functions' }).getAttribute('aria-rowcount')), records.length);
   const f = records.reduce((a, b) => (b.counts.length > a.counts.length ? b : a));
   await page.locator(`.fn-body .fn-name[title="${f.name}"]`).click();
   const detail = page.getByRole('complementary', { name: 'Function detail' });

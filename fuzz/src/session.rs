@@ -104,6 +104,8 @@ fn shown(sessions: &mut Sessions) {
             order: Order::Alphabetical,
         },
         Request::CallTree { samples: samples.clone(), inverted: false },
+        Request::StackChart { samples: samples.clone(), columns: 640 },
+        Request::StackChart { samples: SampleFilter { transforms: every_transform(), ..samples.clone() }, columns: 1 },
         Request::CallTree {
             samples: SampleFilter { transforms: every_transform(), ..samples.clone() },
             inverted: true,
@@ -186,7 +188,7 @@ fn text(u: &mut Unstructured<'_>) -> ArbitraryResult<String> {
 }
 
 fn request(u: &mut Unstructured<'_>) -> ArbitraryResult<Request> {
-    Ok(match u.int_in_range(0..=18u8)? {
+    Ok(match u.int_in_range(0..=19u8)? {
         0 => Request::Children { path: path(u)? },
         1 => Request::Bytes { start: count(u)?, end: count(u)? },
         2 => Request::PathTo { offset: count(u)? },
@@ -210,6 +212,7 @@ fn request(u: &mut Unstructured<'_>) -> ArbitraryResult<Request> {
             order: if u.arbitrary()? { Order::Heaviest } else { Order::Alphabetical },
         },
         18 => Request::CallTree { samples: samples(u)?, inverted: u.arbitrary()? },
+        19 => Request::StackChart { samples: samples(u)?, columns: u.arbitrary()? },
         9 => Request::Sandwich { samples: samples(u)?, frame: index(u)? },
         10 => Request::FrameNames,
         11 => Request::Search { samples: samples(u)?, pattern: text(u)? },

@@ -32,7 +32,9 @@ use alloc::vec::Vec;
 use core::cell::OnceCell;
 use core::ops::Range;
 
+mod chart;
 mod transform;
+pub use chart::StackChart;
 pub use transform::Transform;
 
 /// Index of an interned frame.
@@ -447,6 +449,7 @@ impl StackProfile {
                 frame: Cow::Borrowed(&self.frame),
                 order: Cow::Borrowed(&index.order),
                 outermost: Some(&index.outermost),
+                map: None,
                 self_w,
                 total,
             };
@@ -464,11 +467,13 @@ impl StackProfile {
             }
         }
         let order = preorder(&derived.nodes.parent, &derived.nodes.frame, &index.rank);
+        let map = Some(derived.map);
         Shape {
             parent: Cow::Owned(derived.nodes.parent),
             frame: Cow::Owned(derived.nodes.frame),
             order: Cow::Owned(order),
             outermost: None,
+            map,
             self_w: weights,
             total: kept,
         }
@@ -677,6 +682,9 @@ struct Shape<'a> {
     order: Cow<'a, [NodeId]>,
     /// Outermost nodes (see [`outermost`]), when already known.
     outermost: Option<&'a [bool]>,
+    /// Where each prefix node went ([`transform::DROPPED`]: nowhere); `None`: the
+    /// prefix tree itself.
+    map: Option<Vec<NodeId>>,
     self_w: Vec<u64>,
     /// The weight of the samples kept.
     total: u64,

@@ -75,6 +75,9 @@ pub enum Request {
     },
     /// The call tree (`inverted`: bottom-up), siblings heaviest first.
     CallTree { samples: SampleFilter, inverted: bool },
+    /// The time-ordered stack chart of the samples (over their time range, or all
+    /// of it), `columns` wide.
+    StackChart { samples: SampleFilter, columns: u32 },
     /// Lay out one function's callers and callees.
     Sandwich { samples: SampleFilter, frame: u32 },
     /// Every frame's name, DSO and kind.
@@ -157,6 +160,11 @@ pub enum Reply {
         samples: SampleFilter,
         inverted: bool,
         tree: CallTreeNodes,
+    },
+    StackChart {
+        samples: SampleFilter,
+        columns: u32,
+        chart: StackChartBoxes,
     },
     Sandwich {
         samples: SampleFilter,
@@ -254,10 +262,12 @@ pub enum View {
     SampleSymbols,
     /// The call tree of a file with call stacks (top-down or bottom-up).
     CallTree,
+    /// The samples' stacks in time order (a recording with sample times).
+    StackChart,
 }
 
 impl View {
-    pub const ALL: [View; 14] = [
+    pub const ALL: [View; 15] = [
         View::Dump,
         View::Flame,
         View::Functions,
@@ -272,6 +282,7 @@ impl View {
         View::SampleFunctions,
         View::SampleSymbols,
         View::CallTree,
+        View::StackChart,
     ];
 }
 
@@ -617,6 +628,17 @@ pub struct CallTreeNodes {
     pub parent: U32Array,
     pub total: F64Array,
     pub self_weight: F64Array,
+}
+
+/// A stack chart over times `start..end` in `columns` columns: per box
+/// `[col0, col1, depth, frame]` (columns `col0..col1`, depth 0 the outermost caller),
+/// ordered by first column then depth; `samples` in the range.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StackChartBoxes {
+    pub start: u64,
+    pub end: u64,
+    pub samples: u64,
+    pub boxes: U32Array,
 }
 
 /// Every frame's name, DSO and kind, by frame id.

@@ -90,8 +90,22 @@ impl Params {
 /// Keys whose change is a step of its own in the browser's history (back returns
 /// before it); changes of the others (what is typed, zooms, files hashed or added)
 /// replace the current entry.
-const STEPS: [&str; 11] =
-    ["doc", "tab", "node", "row", "sort", "sandwich", "inverted", "event", "function", "block", "frame"];
+const STEPS: [&str; 14] = [
+    "doc",
+    "tab",
+    "node",
+    "row",
+    "sort",
+    "sandwich",
+    "inverted",
+    "event",
+    "function",
+    "block",
+    "frame",
+    "transforms",
+    "order",
+    "bottom-up",
+];
 
 /// Whether going from `old` to `new` is a step back and forward should stop at.
 pub fn is_step(old: &Params, new: &Params) -> bool {
@@ -216,6 +230,11 @@ mod tests {
         assert!(!is_step(&table, &Params::parse("doc=0&tab=functions&sort=-total")), "the default order came");
         let sorted = Params::parse("doc=0&tab=functions&sort=-total");
         assert!(is_step(&sorted, &Params::parse("doc=0&tab=functions&sort=name")));
+        // A transform, an order, a direction: back undoes them.
+        let stacks = Params::parse("doc=0&tab=call-tree");
+        assert!(is_step(&stacks, &Params::parse("doc=0&tab=call-tree&transforms=mf-3")));
+        assert!(is_step(&stacks, &Params::parse("doc=0&tab=call-tree&bottom-up=1")));
+        assert!(is_step(&stacks, &Params::parse("doc=0&tab=call-tree&order=heaviest")));
     }
 
     #[test]

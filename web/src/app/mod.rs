@@ -17,7 +17,7 @@ use link::{FileRef, Params};
 
 use crate::views::{
     bat, bolt_cfg, bolt_functions, bolt_records, call_tree, dump, flame, functions, memprof, sample_functions,
-    sample_symbols, stack_functions, summary, table,
+    sample_symbols, stack_chart, stack_functions, summary, table, transforms,
 };
 
 pub mod link;
@@ -113,6 +113,7 @@ pub struct Doc {
     pub memprof: memprof::MemProf,
     pub stacks: flame::Stacks,
     pub call_tree: call_tree::CallTreeState,
+    pub stack_chart: stack_chart::StackChartState,
     pub stack_functions: stack_functions::StackFunctions,
     pub bolt_functions: bolt_functions::BoltFunctions,
     pub bolt_cfg: bolt_cfg::BoltCfg,
@@ -145,6 +146,7 @@ impl Doc {
             memprof: memprof::MemProf::default(),
             stacks: flame::Stacks::default(),
             call_tree: call_tree::CallTreeState::default(),
+            stack_chart: stack_chart::StackChartState::default(),
             stack_functions: stack_functions::StackFunctions::default(),
             bolt_functions: bolt_functions::BoltFunctions::default(),
             bolt_cfg: bolt_cfg::BoltCfg::default(),
@@ -181,7 +183,7 @@ impl Doc {
         }
         let id = self.id;
         match self.tab {
-            View::Flame | View::CallTree | View::Functions if self.has_stacks() => {
+            View::Flame | View::CallTree | View::StackChart | View::Functions if self.has_stacks() => {
                 self.refresh_stacks(out);
             }
             View::Functions => self.functions.enter(id, out),
@@ -195,7 +197,7 @@ impl Doc {
             View::Bat => self.bat.enter(id, out),
             View::SampleFunctions => self.sample_functions.enter(id, out),
             View::SampleSymbols => self.sample_symbols.enter(id, out),
-            View::Dump | View::Flame | View::CallTree => {}
+            View::Dump | View::Flame | View::CallTree | View::StackChart => {}
         }
     }
 
@@ -206,6 +208,8 @@ impl Doc {
         }
         let asked = self.stacks.refresh(self.id, self.timed(), out);
         let asked = self.tab == View::CallTree && self.call_tree.refresh(&self.stacks.samples, self.id, out) || asked;
+        let asked =
+            self.tab == View::StackChart && self.stack_chart.refresh(&self.stacks.samples, self.id, out) || asked;
         let shown = self.tab == View::Functions;
         self.stack_functions.refresh(&self.stacks.samples.clone(), shown, self.id, out) || asked
     }
@@ -220,13 +224,18 @@ impl Doc {
     fn write_link(&self, link: &mut Params) {
         match self.tab {
             View::Dump => self.dump.write_link(link),
-            View::Flame => self.stacks.write_link(link),
+            View::Flame | View::StackChart => {
+                self.stacks.write_link(link);
+                transforms::write_link(&self.stacks.samples.transforms, link);
+            }
             View::CallTree => {
                 self.stacks.write_link(link);
+                transforms::write_link(&self.stacks.samples.transforms, link);
                 self.call_tree.write_link(link);
             }
             View::Functions if self.has_stacks() => {
                 self.stacks.write_link(link);
+                transforms::write_link(&self.stacks.samples.transforms, link);
                 self.stack_functions.table.write_link(link);
             }
             View::Functions => self.functions.table.write_link(link),
@@ -255,13 +264,18 @@ impl Doc {
         let select = |table: &mut table::Table| table.read_link(link).map(table::Msg::Select);
         match self.tab {
             View::Dump => self.dump.read_link(link, id, out),
-            View::Flame => self.stacks.read_link(link, events),
+            View::Flame | View::StackChart => {
+                self.stacks.read_link(link, events);
+                self.stacks.samples.transforms = transforms::read_link(link);
+            }
             View::CallTree => {
                 self.stacks.read_link(link, events);
+                self.stacks.samples.transforms = transforms::read_link(link);
                 self.call_tree.read_link(link);
             }
             View::Functions if self.has_stacks() => {
                 self.stacks.read_link(link, events);
+                self.stacks.samples.transforms = transforms::read_link(link);
                 self.stack_functions.table.selected = self.stack_functions.table.read_link(link);
             }
             View::Functions => {
@@ -296,7 +310,7 @@ impl Doc {
             View::SampleSymbols => self.sample_symbols.table.selected = self.sample_symbols.table.read_link(link),
         }
         self.enter_tab(out);
-        if self.has_stacks() && matches!(self.tab, View::Flame | View::CallTree | View::Functions) {
+        if self.has_stacks() && matches!(self.tab, View::Flame | View::CallTree | View::StackChart | View::Functions) {
             self.refresh_stacks(out);
         }
     }
@@ -331,6 +345,9 @@ pub enum Action {
     MemProf(table::Msg),
     Flame(flame::Msg),
     CallTree(call_tree::Msg),
+    StackChart(stack_chart::Msg),
+    /// Push or undo a transform of the current file's stacks.
+    Transform(transforms::Msg),
     StackFunctions(table::Msg),
     BoltFunctions(table::Msg),
     BoltCfg(bolt_cfg::Msg),
@@ -533,8 +550,22 @@ impl State {
             Action::StackFunctions(msg) => {
                 self.with_current(|doc, out| doc.has_stacks() && doc.stack_functions.update(msg, doc.id, out))
             }
+            Action::StackChart(msg) => self.with_current(|doc, out| {
+                let changed = doc.has_stacks() && doc.stack_chart.update(msg);
+                if changed {
+                    doc.refresh_stacks(out);
+                }
+                changed
+            }),
             Action::CallTree(msg) => self.with_current(|doc, out| {
                 let changed = doc.has_stacks() && doc.call_tree.update(msg);
+                if changed {
+                    doc.refresh_stacks(out);
+                }
+                changed
+            }),
+            Action::Transform(msg) => self.with_current(|doc, out| {
+                let changed = doc.has_stacks() && transforms::update(&mut doc.stacks.samples.transforms, msg);
                 if changed {
                     doc.refresh_stacks(out);
                 }
@@ -735,6 +766,7 @@ impl State {
                     summary.stacks = Some(stacks);
                     d.stacks.symbolized(with);
                     d.call_tree.symbolized();
+                    d.stack_chart.symbolized();
                     // The table keeps its order and filter; its rows are asked again.
                     let query = pgolens_protocol::TableQuery { samples: None, ..d.stack_functions.table.query.clone() };
                     d.stack_functions = stack_functions::StackFunctions::default();
@@ -790,6 +822,7 @@ impl State {
                 true
             }),
             reply @ Reply::CallTree { .. } => self.with_doc(doc, |d, _| d.call_tree.on_reply(reply)),
+            reply @ Reply::StackChart { .. } => self.with_doc(doc, |d, _| d.stack_chart.on_reply(reply)),
             reply @ (Reply::Flame { .. } | Reply::Sandwich { .. } | Reply::Search { .. } | Reply::Timeline(_)) => {
                 self.with_doc(doc, |d, _| d.stacks.on_reply(reply))
             }

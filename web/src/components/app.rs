@@ -1,25 +1,29 @@
 //! The app: owns the state (one reducer) and the decoding worker, opens files from
 //! drops, the file picker and embedding pages (`crate::embed`), and loads the
-//! embedded demo on first start.
+//! embedded demo on first start. It also holds the page's global keys (`1`…`9`
+//! for the views, `?` for the list of keys) and keeps the focus off `<body>`: an
+//! element re-rendered away while focused hands the focus to its successor.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::convert::FromWasmAbi;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DragEvent, HtmlInputElement};
+use web_sys::{DragEvent, Element, HtmlElement, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
 use super::doc_view::DocView;
 use super::file_list::FileList;
 use super::opener::Opener;
+use super::shortcuts::Shortcuts;
 use super::status::Status;
 use super::{remote, share};
 use crate::app::link::{self, Params};
 use crate::app::{Action, State};
 use crate::bridge::Bridge;
 use crate::embed;
-use pgolens_protocol::DocId;
+use pgolens_protocol::{DocId, View};
 
 impl Reducible for State {
     type Action = Action;
@@ -82,6 +86,78 @@ fn listen<E: FromWasmAbi + 'static>(event: &str, handler: impl FnMut(E) + 'stati
         if let Some(w) = &window {
             let _ = w.remove_event_listener_with_callback(&event, closure.as_ref().unchecked_ref());
         }
+    }
+}
+
+/// Whether keys typed at `target` are text (an input, a text area, a select, an
+/// editable element): the global keys leave them alone.
+fn typing_into(target: Option<web_sys::EventTarget>) -> bool {
+    let Some(el) = target.and_then(|t| t.dyn_into::<HtmlElement>().ok()) else { return false };
+    match el.tag_name().as_str() {
+        "TEXTAREA" | "SELECT" => true,
+        "INPUT" => !matches!(
+            el.get_attribute("type").unwrap_or_default().as_str(),
+            "checkbox" | "radio" | "button" | "submit" | "reset" | "range" | "color" | "file"
+        ),
+        _ => el.is_content_editable(),
+    }
+}
+
+fn document() -> Option<web_sys::Document> {
+    web_sys::window()?.document()
+}
+
+/// Whether the focus is nowhere (on `<body>`).
+fn focus_lost() -> bool {
+    let Some(doc) = document() else { return false };
+    match doc.active_element() {
+        None => true,
+        Some(active) => doc.body().is_some_and(|b| b.unchecked_ref::<Element>() == &active),
+    }
+}
+
+/// The elements that may stand in for `lost` (once focused, now gone), best
+/// first: the one with its id, the one of its tag, classes, label and tab stop,
+/// and the selected tab.
+fn successors(lost: &Element) -> Vec<HtmlElement> {
+    let Some(doc) = document() else { return Vec::new() };
+    let mut out = Vec::new();
+    let id = lost.id();
+    if !id.is_empty() {
+        out.extend(doc.get_element_by_id(&id));
+    }
+    let classes: String = lost.class_name().split_whitespace().map(|c| format!(".{c}")).collect();
+    if !classes.is_empty() {
+        let mut selector = format!("{}{classes}", lost.tag_name().to_ascii_lowercase());
+        for attribute in ["aria-label", "tabindex"] {
+            if let Some(value) = lost.get_attribute(attribute) {
+                selector.push_str(&format!("[{attribute}=\"{}\"]", value.replace('"', "\\\"")));
+            }
+        }
+        out.extend(doc.query_selector(&selector).ok().flatten());
+    }
+    out.extend(doc.query_selector("[role=tab][aria-selected=true]").ok().flatten());
+    out.into_iter().filter_map(|el| el.dyn_into::<HtmlElement>().ok()).collect()
+}
+
+/// Puts the focus back on `lost`'s successor if the focus was lost with it.
+fn restore_focus(lost: &RefCell<Option<Element>>) {
+    let gone = lost.borrow().as_ref().is_some_and(|el| !el.is_connected());
+    if !gone || !focus_lost() {
+        return;
+    }
+    let Some(el) = lost.borrow_mut().take() else { return };
+    // The first that takes the focus (a look-alike may not be focusable).
+    let Some(next) = successors(&el).into_iter().find(|next| {
+        let _ = next.focus();
+        !focus_lost()
+    }) else {
+        return;
+    };
+    // A text field re-drawn under the typing: the caret goes back to its end.
+    if let Some(input) = next.dyn_ref::<HtmlInputElement>() {
+        let end = input.value().encode_utf16().count() as u32;
+        let _ = input.set_selection_range(end, end);
     }
 }
 
@@ -216,6 +292,76 @@ pub fn App() -> Html {
         });
     }
 
+    // The global keys: `1`…`9` show the file's n-th view, `?` lists the keys. A
+    // key a view handled (default prevented) or typed into a text field is not theirs.
+    let shortcuts = use_state_eq(|| false);
+    let focused = use_mut_ref(|| None::<Element>);
+    let before_shortcuts = use_mut_ref(|| None::<Element>);
+    let tabs = use_mut_ref(Vec::<View>::new);
+    *tabs.borrow_mut() = state
+        .current
+        .and_then(|id| state.docs.iter().find(|d| d.id == id))
+        .filter(|d| d.phase == crate::app::Phase::Ready)
+        .map(|d| d.tabs())
+        .unwrap_or_default();
+    {
+        let (dispatch, tabs, shortcuts, before) =
+            (state.dispatcher(), tabs.clone(), shortcuts.setter(), before_shortcuts.clone());
+        use_effect_with((), move |()| {
+            listen("keydown", move |e: KeyboardEvent| {
+                if e.default_prevented() || e.ctrl_key() || e.meta_key() || e.alt_key() || typing_into(e.target()) {
+                    return;
+                }
+                let key = e.key();
+                if key == "?" {
+                    e.prevent_default();
+                    *before.borrow_mut() = document().and_then(|d| d.active_element());
+                    shortcuts.set(true);
+                    return;
+                }
+                let Some(n) = key.parse::<usize>().ok().filter(|n| (1..=9).contains(n)) else { return };
+                let tab = tabs.borrow().get(n - 1).copied();
+                if let Some(tab) = tab {
+                    e.prevent_default();
+                    dispatch.dispatch(Action::SelectTab(tab));
+                }
+            })
+        });
+    }
+    // Where the focus is, so that it can be handed on when its element is re-rendered away.
+    {
+        let focused = focused.clone();
+        use_effect_with((), move |()| {
+            listen("focusin", move |e: web_sys::FocusEvent| {
+                *focused.borrow_mut() = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+            })
+        });
+    }
+    // The focus goes back where it was when the list of keys closes (once the
+    // dialog, modal, has left the page).
+    {
+        let (before, focused) = (before_shortcuts.clone(), focused.clone());
+        use_effect_with(*shortcuts, move |&open| {
+            if !open {
+                let back = before.borrow_mut().take().filter(|el| el.is_connected());
+                match back.and_then(|el| el.dyn_into::<HtmlElement>().ok()) {
+                    Some(el) => {
+                        let _ = el.focus();
+                    }
+                    None => restore_focus(&focused),
+                }
+            }
+        });
+    }
+    {
+        let focused = focused.clone();
+        use_effect(move || restore_focus(&focused));
+    }
+    let close_shortcuts = {
+        let shortcuts = shortcuts.clone();
+        Callback::from(move |()| shortcuts.set(false))
+    };
+
     let on_pick = {
         let opener = opener.clone();
         Callback::from(move |e: Event| {
@@ -243,6 +389,14 @@ pub fn App() -> Html {
                     <input type="file" multiple=true aria-label="Open profile files" onchange={on_pick} />
                 </label>
                 <span class="hint">{"or drop files anywhere"}</span>
+                <button class="keys-button" title="Keyboard shortcuts (?)" aria-keyshortcuts="?"
+                    onclick={{
+                        let (shortcuts, before) = (shortcuts.clone(), before_shortcuts.clone());
+                        Callback::from(move |_: MouseEvent| {
+                            *before.borrow_mut() = document().and_then(|d| d.active_element());
+                            shortcuts.set(true);
+                        })
+                    }}>{"Keys "}<kbd>{"?"}</kbd></button>
                 <share::Share opener={opener.clone()} docs={state.linked_docs()} current={state.current} />
             </header>
             <div class="workspace">
@@ -267,6 +421,9 @@ pub fn App() -> Html {
             </div>
             if *dragging {
                 <div class="drop-overlay" aria-hidden="true"><div>{"Drop profile files to open them"}</div></div>
+            }
+            if *shortcuts {
+                <Shortcuts on_close={close_shortcuts} />
             }
         </div>
     }

@@ -14,14 +14,18 @@ use crate::views::bat::bat_view::BatView;
 use crate::views::bolt_cfg::bolt_cfg_view::BoltCfgView;
 use crate::views::bolt_functions::bolt_functions_view::BoltFunctionsView;
 use crate::views::bolt_records::bolt_records_view::BoltRecordsView;
+use crate::views::call_tree::call_tree_view::CallTreeView;
 use crate::views::dump::dump_view::DumpView;
 use crate::views::flame::flame_graph::FlameGraph;
 use crate::views::functions::functions_view::FunctionsView;
 use crate::views::memprof::memprof_view::MemProfView;
 use crate::views::sample_functions::sample_functions_view::SampleFunctionsView;
 use crate::views::sample_symbols::sample_symbols_view::SampleSymbolsView;
+use crate::views::stack_chart::stack_chart_view::StackChartView;
 use crate::views::stack_functions::stack_functions_view::StackFunctionsView;
 use crate::views::summary::summary_view::SummaryView;
+use crate::views::transforms::breadcrumbs::Breadcrumbs;
+use crate::views::{flame, stack_chart};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -71,7 +75,7 @@ pub fn DocView(props: &Props) -> Html {
                 View::Dump => html! { <DumpView doc={doc.clone()} dispatch={d} /> },
                 View::Flame => {
                     let info = doc.summary.as_ref().and_then(|s| s.stacks.clone()).unwrap_or_default();
-                    html! { <FlameGraph stacks={doc.stacks.clone()} {info} on_msg={d.reform(Action::Flame)} /> }
+                    html! { <FlameGraph stacks={doc.stacks.clone()} {info} on_msg={d.reform(Action::Flame)} on_tab={Some(d.reform(Action::SelectTab))} on_transform={Some(d.reform(|t| Action::Transform(views::transforms::Msg::Push(t))))} /> }
                 }
                 View::Functions if doc.has_stacks() => html! { <StackFunctionsView doc={doc.clone()} dispatch={d} /> },
                 View::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={d} /> },
@@ -91,8 +95,18 @@ pub fn DocView(props: &Props) -> Html {
                 }
                 View::SampleFunctions => html! { <SampleFunctionsView doc={doc.clone()} dispatch={d} /> },
                 View::SampleSymbols => html! { <SampleSymbolsView doc={doc.clone()} dispatch={d} /> },
-                // Not offered yet: the worker lists it once the view is drawn.
-                View::CallTree => html! {},
+                View::CallTree => {
+                    html! { <CallTreeView state={doc.call_tree.clone()} names={doc.stacks.names.clone()} selected_frame={doc.stacks.selected_frame} events={doc.summary.as_ref().and_then(|s| s.stacks.as_ref()).map(|s| s.events.clone()).unwrap_or_default()} event={doc.stacks.samples.event} dispatch={d} /> }
+                }
+                View::StackChart => {
+                    let origin = doc.summary.as_ref().and_then(|s| s.stacks.as_ref()).map_or(0, |s| s.start);
+                    let flame = d.clone();
+                    html! { <StackChartView chart={doc.stack_chart.chart.clone()} names={doc.stacks.names.clone()} {origin}
+                    selected_frame={doc.stacks.selected_frame} ranged={doc.stacks.samples.range.is_some()}
+                    on_resize={d.reform(|w| Action::StackChart(stack_chart::Msg::Resize(w)))}
+                    on_select={flame.reform(|f| Action::Flame(flame::Msg::SelectFrame(f)))}
+                    on_range={d.reform(|r| Action::Flame(flame::Msg::SelectTimeRange(r)))} /> }
+                }
             };
             html! {
                 <>
@@ -101,6 +115,7 @@ pub fn DocView(props: &Props) -> Html {
                         <p class="views-note muted" role="note">{format!("Functions and Summary are not available: {why}")}{if doc.summary.as_ref().is_some_and(|s| s.needs_binary()) { " Drop its ELF on the page to decode it." } else { "" }}</p>
                     }
                     <Tabs {tabs} current={doc.tab} {on_tab} />
+                    if doc.has_stacks() && matches!(doc.tab, View::Flame | View::CallTree | View::StackChart) { <Breadcrumbs transforms={doc.stacks.samples.transforms.clone()} names={doc.stacks.names.clone()} on_msg={props.dispatch.reform(Action::Transform)} /> }
                     <div class="panel" role="tabpanel" id={format!("panel-{}", views::id(doc.tab))} aria-labelledby={format!("tab-{}", views::id(doc.tab))}>
                         {panel}
                     </div>

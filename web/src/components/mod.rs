@@ -13,5 +13,6 @@ pub mod opener;
 mod remote;
 pub mod scroll;
 mod share;
+mod shortcuts;
 pub mod status;
 mod tabs;

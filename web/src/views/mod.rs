@@ -15,9 +15,11 @@ pub mod functions;
 pub mod memprof;
 pub mod sample_functions;
 pub mod sample_symbols;
+pub mod stack_chart;
 pub mod stack_functions;
 pub mod summary;
 pub mod table;
+pub mod transforms;
 
 /// A view's tab title.
 pub fn title(view: View) -> &'static str {
@@ -36,6 +38,7 @@ pub fn title(view: View) -> &'static str {
         View::SampleFunctions => "Functions",
         View::SampleSymbols => "Symbols",
         View::CallTree => "Call tree",
+        View::StackChart => "Stack chart",
     }
 }
 
@@ -78,6 +81,7 @@ pub fn id(view: View) -> &'static str {
         View::SampleFunctions => "sample-functions",
         View::SampleSymbols => "sample-symbols",
         View::CallTree => "call-tree",
+        View::StackChart => "stack-chart",
     }
 }
 

@@ -119,6 +119,10 @@ impl Sessions {
                 let layout = s.flame(&samples, inverted, order)?;
                 Reply::Flame { samples, inverted, order, layout }
             }
+            Request::StackChart { samples, columns } => {
+                let chart = s.stack_chart(&samples, columns)?;
+                Reply::StackChart { samples, columns, chart }
+            }
             Request::CallTree { samples, inverted } => {
                 let tree = s.call_tree(&samples, inverted)?;
                 Reply::CallTree { samples, inverted, tree }

@@ -38,7 +38,8 @@ use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{
     BatDetail, CallTreeNodes, Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget,
     FnTrace, Found, FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, Order, ProfileSummary, Row,
-    SampleExport, SampleFilter, SampleFnDetail, StacksInfo, TableId, TablePage, TableQuery, Timeline, View,
+    SampleExport, SampleFilter, SampleFnDetail, StackChartBoxes, StacksInfo, TableId, TablePage, TableQuery, Timeline,
+    View,
 };
 
 pub use pgolens_protocol::Failure;
@@ -204,7 +205,8 @@ impl Views {
 /// them), its stacks (the inline trees as a flame graph, and the functions' self and
 /// total samples over them), the summary, the symbol list when it has one.
 fn sample_views_of(symbols: bool) -> Vec<View> {
-    let mut views = alloc::vec![View::Dump, View::SampleFunctions, View::Flame, View::Functions, View::Summary];
+    let mut views =
+        alloc::vec![View::Dump, View::SampleFunctions, View::Flame, View::CallTree, View::Functions, View::Summary];
     if symbols {
         views.push(View::SampleSymbols);
     }
@@ -225,10 +227,14 @@ fn is_sample(format: Format) -> bool {
 }
 
 /// The views a decoded document offers, in tab order, and the one it opens on.
-fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView>) -> (Vec<View>, View) {
+fn views_of(instrprof: bool, memprof: bool, stacks: Option<&StacksView>, bolt: Option<&BoltView>) -> (Vec<View>, View) {
     let mut views = alloc::vec![View::Dump];
-    if stacks {
-        views.extend([View::Flame, View::Functions]);
+    if let Some(stacks) = stacks {
+        views.extend([View::Flame, View::CallTree]);
+        if stacks.timed() {
+            views.push(View::StackChart);
+        }
+        views.push(View::Functions);
     }
     if let Some(bolt) = bolt {
         views.push(View::BoltFunctions);
@@ -248,7 +254,7 @@ fn views_of(instrprof: bool, memprof: bool, stacks: bool, bolt: Option<&BoltView
         views.push(View::MemProf);
     }
     // The most useful view first: the flame graph of a recording, the functions of a profile.
-    let open_on = if stacks {
+    let open_on = if stacks.is_some() {
         View::Flame
     } else if bolt.is_some() {
         View::BoltFunctions
@@ -369,7 +375,7 @@ impl Session {
             (None, None)
         };
         let views_error = views_error.or(bolt_error).or(bat_error).or(sample_error);
-        let (mut offered, mut open_on) = views_of(views.is_some(), memprof.is_some(), stacks.is_some(), bolt.as_ref());
+        let (mut offered, mut open_on) = views_of(views.is_some(), memprof.is_some(), stacks.as_ref(), bolt.as_ref());
         if bat.is_some() {
             offered.insert(1, View::Bat);
             open_on = View::Bat;
@@ -416,7 +422,7 @@ impl Session {
         let stacks = StacksView::new(synthetic::parse(&data).map_err(fail)?);
         let size = data.len() as u64;
         let root = Node::new("pgolens-stacks (synthetic call stacks)", 0, size);
-        let (views, open_on) = views_of(false, false, true, None);
+        let (views, open_on) = views_of(false, false, Some(&stacks), None);
         let summary = FileSummary {
             name: self.name.clone(),
             format: String::from("pgolens-stacks"),
@@ -524,6 +530,11 @@ impl Session {
         Ok(crate::stacks::call_tree_nodes(&tree.heaviest_first()))
     }
 
+    /// The time-ordered stack chart of `samples`, `columns` wide.
+    pub fn stack_chart(&mut self, samples: &SampleFilter, columns: u32) -> Result<StackChartBoxes, Failure> {
+        self.stacks()?.stack_chart(samples, columns).map_err(fail)
+    }
+
     /// Lays out the callers and the callees of `frame`.
     pub fn sandwich(&mut self, samples: &SampleFilter, frame: u32) -> Result<(FlameLayout, FlameLayout), Failure> {
         self.stacks()?.sandwich(samples, frame).map_err(fail)
@@ -587,9 +598,7 @@ impl Session {
             }
             decoded.bolt = Some(bolt);
             let instrprof = decoded.views.is_some();
-            return Ok(
-                views_of(instrprof, decoded.memprof.is_some(), decoded.stacks.is_some(), decoded.bolt.as_ref()).0
-            );
+            return Ok(views_of(instrprof, decoded.memprof.is_some(), decoded.stacks.as_ref(), decoded.bolt.as_ref()).0);
         }
         // A BOLT profile reads its code from the binary: graphs for fdata, instructions for all.
         if let Some(bolt) = decoded.bolt.as_mut() {
@@ -603,13 +612,13 @@ impl Session {
                 Some(_) => translated.then_some(binary_id),
                 None => bolt.translated_with.filter(|_| translated),
             };
-            return Ok(views_of(false, false, false, Some(bolt)).0);
+            return Ok(views_of(false, false, None, Some(bolt)).0);
         }
         if decoded.detection.format != Format::InstrProfRaw || decoded.views.is_some() {
             return Err(fail("only a correlated raw profile is decoded with a binary"));
         }
         decoded.views = Some(Views::instrprof(&decoded.data, Some(&elf.data))?);
-        Ok(views_of(true, decoded.memprof.is_some(), false, None).0)
+        Ok(views_of(true, decoded.memprof.is_some(), None, None).0)
     }
 
     fn sample(&mut self) -> Result<&mut SampleView, Failure> {

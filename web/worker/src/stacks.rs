@@ -17,8 +17,8 @@ use alloc::vec::Vec;
 use pgolens::layout::flame::Flame;
 use pgolens::model::stacks::{CallTree, Filter, FunctionStats, StackProfile, Transform as CoreTransform, NO_FRAME};
 use pgolens_protocol::{
-    CallTreeNodes, Cell, FlameLayout, Found, FrameNames, Order, Row, SampleFilter, StacksInfo, TablePage, TableQuery,
-    Transform,
+    CallTreeNodes, Cell, FlameLayout, Found, FrameNames, Order, Row, SampleFilter, StackChartBoxes, StacksInfo,
+    TablePage, TableQuery, Transform,
 };
 
 use crate::tables;
@@ -94,6 +94,11 @@ impl StacksView {
             })
             .collect::<Result<_, String>>()?;
         Ok(Filter { event: samples.event, time, transforms })
+    }
+
+    /// Whether the samples have times (more than one): a stack chart.
+    pub fn timed(&self) -> bool {
+        self.profile.time_range().is_some_and(|(a, b)| b > a)
     }
 
     /// What the page's summary says of the stacks.
@@ -246,6 +251,13 @@ impl StacksView {
             }
         }
         Ok(Found { frames, weight, total: tree.total() })
+    }
+
+    /// The stack chart of `samples` in `columns` columns.
+    pub fn stack_chart(&self, samples: &SampleFilter, columns: u32) -> Result<StackChartBoxes, String> {
+        let chart = self.profile.stack_chart(&self.filter(samples)?, columns);
+        let boxes = chart.boxes.iter().flat_map(|b| [b.col0, b.col1, b.depth, b.frame]).collect::<Vec<_>>();
+        Ok(StackChartBoxes { start: chart.start, end: chart.end, samples: chart.samples, boxes: boxes.into() })
     }
 
     /// `event`'s weight in `bins` buckets over all the samples' time.

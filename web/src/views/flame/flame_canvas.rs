@@ -1,7 +1,8 @@
-//! One flame graph on a canvas: painting on every change of data, zoom, search or
-//! size; hover tooltip; click to zoom into a frame; drag and wheel to pan and zoom;
-//! right-click for the frame's sandwich. The sandwich's two graphs use it without
-//! zoom callbacks (they show their whole tree).
+//! One flame graph on a canvas: painting on every change of data, zoom, search,
+//! selection or size; hover tooltip (kept inside the window: it flips above or left
+//! of the pointer near the bottom or right edge); click to select a frame,
+//! double-click to zoom into it; drag and wheel to pan and zoom; right-click for the
+//! frame's sandwich.
 //!
 //! Each paint writes `data-paints` (a counter), `data-paint-ms` and `data-rects` on
 //! the canvas, which the tests and the benchmark read.
@@ -11,9 +12,10 @@ use std::rc::Rc;
 use pgolens::layout::flame::Visible;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{AddEventListenerOptions, Element, HtmlCanvasElement, ResizeObserver, WheelEvent};
+use web_sys::{AddEventListenerOptions, Element, HtmlCanvasElement, HtmlElement, ResizeObserver, WheelEvent};
 use yew::prelude::*;
 
+use super::details::percent;
 use super::render::{paint, Scene};
 use super::{FlameData, Found, FrameLookup, FrameNames, Zoom, ROW_PX};
 
@@ -28,12 +30,18 @@ pub struct Props {
     pub hit: Option<Rc<Found>>,
     #[prop_or_default]
     pub selected: Option<u32>,
+    /// The selected function (a frame id): its rectangles are outlined.
+    #[prop_or_default]
+    pub highlight: Option<u32>,
     /// Where the pointer zooms and pans to; `None` for a fixed graph.
     #[prop_or_default]
     pub on_zoom: Option<Callback<Zoom>>,
     /// A click on a rectangle (its index).
     #[prop_or_default]
     pub on_click: Option<Callback<u32>>,
+    /// A double click on a rectangle (its index).
+    #[prop_or_default]
+    pub on_double_click: Option<Callback<u32>>,
     /// A right click on a rectangle (its frame).
     #[prop_or_default]
     pub on_sandwich: Option<Callback<u32>>,
@@ -121,7 +129,9 @@ fn now() -> f64 {
 #[function_component]
 pub fn FlameCanvas(props: &Props) -> Html {
     let canvas = use_node_ref();
-    let hover = use_state_eq(|| None::<(u32, f64, f64)>);
+    // The rectangle under the pointer, and the pointer in the canvas and in the window.
+    let hover = use_state_eq(|| None::<(u32, f64, f64, (i32, i32))>);
+    let tip = use_node_ref();
     let drag = use_mut_ref(|| None::<Drag>);
     let scratch = use_mut_ref(Vec::<Visible>::new);
     let paints = use_mut_ref(|| 0u64);
@@ -135,6 +145,7 @@ pub fn FlameCanvas(props: &Props) -> Html {
         icicle: props.icicle,
         hit: props.hit.as_deref().map(|f| f.hit.as_slice()),
         selected: props.selected,
+        highlight: props.highlight,
         width_px,
         height_px,
     };
@@ -143,7 +154,7 @@ pub fn FlameCanvas(props: &Props) -> Html {
     {
         let canvas = canvas.clone();
         let (data, names, hit) = (props.data.clone(), props.names.clone(), props.hit.clone());
-        let (zoom, icicle, selected) = (props.zoom, props.icicle, props.selected);
+        let (zoom, icicle, selected, highlight) = (props.zoom, props.icicle, props.selected, props.highlight);
         let (scratch, paints) = (scratch.clone(), paints.clone());
         let deps = (
             Rc::as_ptr(&props.data) as usize,
@@ -151,7 +162,7 @@ pub fn FlameCanvas(props: &Props) -> Html {
             props.hit.as_ref().map(|h| Rc::as_ptr(h) as usize),
             zoom,
             icicle,
-            selected,
+            (selected, highlight),
             size,
         );
         use_effect_with(deps, move |&(.., (w, h))| {
@@ -164,6 +175,7 @@ pub fn FlameCanvas(props: &Props) -> Html {
                     icicle,
                     hit: hit.as_deref().map(|f| f.hit.as_slice()),
                     selected,
+                    highlight,
                     width_px: w,
                     height_px: h,
                 };
@@ -232,10 +244,19 @@ pub fn FlameCanvas(props: &Props) -> Html {
                     return;
                 }
             }
-            let s =
-                Scene { data: &data, names: None, zoom, icicle, hit: None, selected: None, width_px: w, height_px: h };
+            let s = Scene {
+                data: &data,
+                names: None,
+                zoom,
+                icicle,
+                hit: None,
+                selected: None,
+                highlight: None,
+                width_px: w,
+                height_px: h,
+            };
             let rect = s.rect_at(x, y);
-            hover.set(rect.map(|r| (r, x, y)));
+            hover.set(rect.map(|r| (r, x, y, (e.client_x(), e.client_y()))));
             if let Some(cb) = &on_hover {
                 cb.emit(rect.and_then(|r| data.frame.get(r as usize).copied()));
             }
@@ -247,7 +268,7 @@ pub fn FlameCanvas(props: &Props) -> Html {
         let hovered = *hover;
         Callback::from(move |_: MouseEvent| {
             let d = drag.borrow_mut().take();
-            if let (Some(d), Some(cb), Some((rect, _, _))) = (d, &on_click, hovered) {
+            if let (Some(d), Some(cb), Some((rect, ..))) = (d, &on_click, hovered) {
                 if !d.moved {
                     cb.emit(rect);
                 }
@@ -278,22 +299,44 @@ pub fn FlameCanvas(props: &Props) -> Html {
         })
     };
 
-    let tooltip = hover.and_then(|(rect, x, y)| tooltip(props, rect, x, y, w));
+    let ondblclick = {
+        let on_double_click = props.on_double_click.clone();
+        let hovered = *hover;
+        Callback::from(move |e: MouseEvent| {
+            if let (Some(cb), Some((rect, ..))) = (&on_double_click, hovered) {
+                e.prevent_default();
+                cb.emit(rect);
+            }
+        })
+    };
+
+    // Keep the tooltip inside the window, once its size is known.
+    {
+        let tip = tip.clone();
+        use_effect_with(*hover, move |hover| {
+            if let (Some(el), Some((.., (cx, cy)))) = (tip.cast::<HtmlElement>(), hover) {
+                // Measured at the window's corner, where nothing squeezes it.
+                let _ = el.set_attribute("style", "left:0px;top:0px");
+                let r = el.get_bounding_client_rect();
+                let window = web_sys::window();
+                let size = |v: Option<JsValue>| v.and_then(|v| v.as_f64()).unwrap_or(f64::MAX);
+                let vw = size(window.as_ref().and_then(|w| w.inner_width().ok()));
+                let vh = size(window.as_ref().and_then(|w| w.inner_height().ok()));
+                let (left, top) = tooltip_place(f64::from(*cx), f64::from(*cy), r.width(), r.height(), vw, vh);
+                let _ = el.set_attribute("style", &format!("left:{left:.0}px;top:{top:.0}px"));
+            }
+        });
+    }
+
+    let tooltip = hover.and_then(|(rect, .., (cx, cy))| tooltip(props, rect, cx, cy, &tip));
     html! {
         <div class="flame-canvas">
             <canvas ref={canvas} aria-label={props.label.clone()} role="img"
                 data-zoom={format!("{}-{}", props.zoom.x0, props.zoom.x1)}
-                {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {oncontextmenu}></canvas>
+                {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {oncontextmenu} {ondblclick}></canvas>
             {tooltip.unwrap_or_default()}
         </div>
     }
-}
-
-fn percent(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return String::from("0%");
-    }
-    format!("{:.2}%", part as f64 * 100.0 / whole as f64)
 }
 
 /// A tooltip's place beside the pointer (`x`, `y` in a box `width` wide), on the
@@ -306,7 +349,16 @@ pub fn tooltip_style(x: f64, y: f64, width: f64) -> String {
     }
 }
 
-fn tooltip(props: &Props, rect: u32, x: f64, y: f64, width: f64) -> Option<Html> {
+/// Where a tooltip `w`×`h` goes for the pointer at `x`, `y` (window coordinates) in
+/// a window `vw`×`vh`: below and right of it, or above or left where that overflows.
+fn tooltip_place(x: f64, y: f64, w: f64, h: f64, vw: f64, vh: f64) -> (f64, f64) {
+    const MARGIN: f64 = 4.0;
+    let left = if x + 12.0 + w > vw - MARGIN { x - 12.0 - w } else { x + 12.0 };
+    let top = if y + 14.0 + h > vh - MARGIN { y - 8.0 - h } else { y + 14.0 };
+    (left.min(vw - MARGIN - w).max(MARGIN), top.min(vh - MARGIN - h).max(MARGIN))
+}
+
+fn tooltip(props: &Props, rect: u32, cx: i32, cy: i32, tip: &NodeRef) -> Option<Html> {
     let d = &props.data;
     let frame = *d.frame.get(rect as usize)?;
     let total = *d.flame.width.get(rect as usize)?;
@@ -316,10 +368,10 @@ fn tooltip(props: &Props, rect: u32, x: f64, y: f64, width: f64) -> Option<Html>
     let name = names.map_or("…", |n| n.name(frame));
     let dso = names.and_then(|n| n.dso(frame));
     let kind = names.map(|n| n.kind(frame)).filter(|k| !k.is_empty() && *k != "user");
-    let style = tooltip_style(x, y, width);
+    let style = format!("left:{}px;top:{}px", cx.saturating_add(12), cy.saturating_add(14));
     let can_sandwich = props.on_sandwich.is_some() && frame != u32::MAX;
     Some(html! {
-        <div class="flame-tooltip" role="tooltip" {style} data-frame={frame.to_string()}>
+        <div class="flame-tooltip" role="tooltip" ref={tip.clone()} {style} data-frame={frame.to_string()}>
             <div class="ft-name mono">{name}</div>
             if let Some(dso) = dso { <div class="muted ft-dso">{dso}</div> }
             if let Some(kind) = kind { <div class="muted ft-kind">{kind}</div> }
@@ -327,7 +379,7 @@ fn tooltip(props: &Props, rect: u32, x: f64, y: f64, width: f64) -> Option<Html>
                 <tr class="ft-total"><td>{"Total"}</td><td class="num">{total.to_string()}</td><td class="num">{percent(total, all)}</td></tr>
                 <tr class="ft-self"><td>{"Self"}</td><td class="num">{self_w.to_string()}</td><td class="num">{percent(self_w, all)}</td></tr>
             </tbody></table>
-            if can_sandwich { <div class="muted ft-hint">{"click: zoom · right-click or s: callers and callees"}</div> }
+            if can_sandwich { <div class="muted ft-hint">{"click: select · double-click: zoom · right-click or s: callers and callees"}</div> }
         </div>
     })
 }

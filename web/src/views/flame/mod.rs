@@ -19,19 +19,22 @@ use crate::app::link::Params;
 use crate::app::outbox::Outbox;
 
 #[cfg(target_arch = "wasm32")]
+mod details;
+#[cfg(target_arch = "wasm32")]
 pub mod flame_canvas;
 #[cfg(target_arch = "wasm32")]
 pub mod flame_graph;
+pub mod navigate;
 #[cfg(target_arch = "wasm32")]
-mod render;
-#[cfg(target_arch = "wasm32")]
-mod timeline;
+pub mod render;
+pub mod timeline;
 
 /// Height of a flame graph row, in CSS px.
 pub const ROW_PX: f64 = 18.0;
 /// Buckets of the timeline strip.
 pub const TIMELINE_BINS: u32 = 400;
 
+pub use navigate::Step;
 pub use pgolens_protocol::FrameNames;
 
 /// Looking a frame up in the worker's [`FrameNames`].
@@ -159,6 +162,49 @@ pub struct SandwichView {
     pub asked: Option<SampleFilter>,
     pub callers: Option<Rc<FlameData>>,
     pub callees: Option<Rc<FlameData>>,
+    /// Each pane's zoom, when not the whole tree.
+    pub callers_zoom: Option<Zoom>,
+    pub callees_zoom: Option<Zoom>,
+}
+
+impl SandwichView {
+    pub fn new(frame: u32) -> SandwichView {
+        SandwichView { frame, asked: None, callers: None, callees: None, callers_zoom: None, callees_zoom: None }
+    }
+
+    /// Takes the worker's layouts if they are of this function and samples.
+    fn arrived(
+        &mut self,
+        samples: &SampleFilter,
+        frame: u32,
+        callers: &Rc<FlameData>,
+        callees: &Rc<FlameData>,
+    ) -> bool {
+        if self.frame != frame || self.asked.as_ref() != Some(samples) {
+            return false;
+        }
+        self.callers = Some(callers.clone());
+        self.callees = Some(callees.clone());
+        self.callers_zoom = None;
+        self.callees_zoom = None;
+        true
+    }
+
+    /// The zoom shown in a pane.
+    pub fn zoom(&self, pane: Pane) -> Zoom {
+        let (data, zoom) = match pane {
+            Pane::Callers => (&self.callers, self.callers_zoom),
+            Pane::Callees => (&self.callees, self.callees_zoom),
+        };
+        zoom.unwrap_or(Zoom::all(data.as_ref().map_or(1, |d| d.total())))
+    }
+}
+
+/// One of a sandwich's two graphs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    Callers,
+    Callees,
 }
 
 /// What a flame graph is laid out for: samples, inverted or not, sibling order.
@@ -179,7 +225,8 @@ pub struct Stacks {
     /// What the last flame request was for.
     pub flame_asked: Option<FlameKey>,
     pub zoom: Option<Zoom>,
-    /// The selected rectangle (clicked: zoomed to).
+    /// The selected rectangle (clicked, or reached by the keyboard), of the
+    /// function [`Stacks::selected_frame`].
     pub selected: Option<u32>,
     /// The function selected in any stack view (flame graph, call tree, sandwich,
     /// Functions table), a frame id: what the details panel shows.
@@ -187,6 +234,10 @@ pub struct Stacks {
     pub search: String,
     pub found: Option<Rc<Found>>,
     pub sandwich: Option<SandwichView>,
+    /// The selected function's callers and callees, for its details (not shown as
+    /// a sandwich), asked for while the graph (with its details panel) is shown.
+    pub details: Option<SandwichView>,
+    pub details_shown: bool,
     pub timeline: Option<Rc<Timeline>>,
     /// The binaries and kallsyms files (open files) offered to name the frames, and
     /// the names of those the worker used.
@@ -212,6 +263,23 @@ impl Stacks {
             .as_deref()
             .filter(|f| f.pattern == self.search && f.samples == self.samples && !self.search.is_empty())
     }
+
+    /// Selects rectangle `rect` of the graph shown, and its function.
+    fn select_rect(&mut self, rect: u32) -> bool {
+        let Some(frame) = self.flame.as_ref().and_then(|f| f.frame_of(rect)) else { return false };
+        let changed = self.selected != Some(rect);
+        self.selected = Some(rect);
+        self.selected_frame = Some(frame).filter(|&f| f != u32::MAX);
+        changed
+    }
+
+    /// The rectangle keyboard moves start from: the selected one, or the widest of
+    /// the function selected elsewhere.
+    pub fn cursor(&self) -> Option<u32> {
+        let flame = self.flame.as_ref()?;
+        let selected = self.selected.filter(|&r| flame.frame_of(r).is_some());
+        selected.or_else(|| flame.widest_of(self.selected_frame?))
+    }
 }
 
 /// What the user does in the flame graph view.
@@ -227,9 +295,14 @@ pub enum Msg {
     SelectTimeRange(Option<(u64, u64)>),
     /// Show this part of the flame graph (clamped to it).
     SetZoom(Zoom),
+    /// Select a flame rectangle (and its function), without zooming.
+    SelectRect(u32),
     /// Select a flame rectangle and zoom to it.
     ZoomToRect(u32),
-    /// Back to the whole graph, nothing selected.
+    /// Move the selection (and show it: pan to it, or for a search's matches zoom
+    /// to it); `rows`: how many rows the graph shows.
+    Navigate { step: Step, rows: u32 },
+    /// Back to the whole graph (the selection stays).
     ResetZoom,
     /// Select a function (a frame id) in every stack view, or none.
     SelectFrame(Option<u32>),
@@ -237,6 +310,43 @@ pub enum Msg {
     Search(String),
     /// Show one function's callers and callees (a frame id), or close the sandwich.
     ShowSandwich(Option<u32>),
+    /// Zoom a sandwich's pane (clamped to it), or show all of it.
+    ZoomSandwich(Pane, Option<Zoom>),
+    /// The details panel appeared or went (its data is asked for only while shown:
+    /// the other views select functions too, faster than sandwiches are laid out).
+    ShowDetails(bool),
+}
+
+/// `zoom` moved as little as needed to show rectangle `rect` of `flame`, horizontally
+/// and within `rows` rows.
+fn revealed(zoom: Zoom, flame: &FlameData, rect: u32, rows: u32) -> Zoom {
+    let x0 = flame.flame.x0.get(rect as usize).copied().unwrap_or(0) as f64;
+    let x1 = x0 + flame.flame.width.get(rect as usize).copied().unwrap_or(0) as f64;
+    let width = zoom.x1 - zoom.x0;
+    let dx = if x1 - x0 > width {
+        // Wider than the view: keep it if it covers the view, else show its start.
+        if x0 <= zoom.x0 && x1 >= zoom.x1 {
+            0.0
+        } else {
+            x0 - zoom.x0
+        }
+    } else if x0 < zoom.x0 {
+        x0 - zoom.x0
+    } else if x1 > zoom.x1 {
+        x1 - zoom.x1
+    } else {
+        0.0
+    };
+    let depth = f64::from(flame.flame.depth_of(rect));
+    let rows = f64::from(rows.max(1));
+    let top = if depth < zoom.top {
+        depth
+    } else if depth > zoom.top + rows - 1.0 {
+        depth - rows + 1.0
+    } else {
+        zoom.top
+    };
+    Zoom { x0: zoom.x0 + dx, x1: zoom.x1 + dx, top }.clamped(flame.total(), flame.flame.depths())
 }
 
 /// What a message changed, and whether the views under the samples must be asked again.
@@ -288,19 +398,41 @@ impl Stacks {
                 let zoom =
                     Zoom { x0: x0 as f64, x1: (x0 + w) as f64, top }.clamped(flame.total(), flame.flame.depths());
                 self.zoom = Some(zoom);
-                self.selected = Some(rect);
-                (true, false)
+                self.select_rect(rect);
+                (true, true)
+            }
+            Msg::SelectRect(rect) => {
+                let changed = self.select_rect(rect);
+                (changed, changed)
+            }
+            Msg::Navigate { step, rows } => {
+                let Some(flame) = self.flame.clone() else { return Changed { changed: false, refresh: false } };
+                let hit = self.found().map(|f| f.hit.clone()).unwrap_or_default();
+                let is_hit = |f: u32| hit.get(f as usize).copied().unwrap_or(false);
+                let Some(rect) = flame.step(self.cursor(), step, is_hit) else {
+                    return Changed { changed: false, refresh: false };
+                };
+                if matches!(step, Step::NextMatch | Step::PrevMatch) {
+                    return self.update(Msg::ZoomToRect(rect), events);
+                }
+                self.select_rect(rect);
+                self.zoom = Some(revealed(self.zoom(), &flame, rect, rows));
+                (true, true)
             }
             Msg::ResetZoom => {
-                let changed = self.zoom.is_some() || self.selected.is_some();
+                let changed = self.zoom.is_some();
                 self.zoom = None;
-                self.selected = None;
                 (changed, false)
             }
             Msg::SelectFrame(frame) => {
                 let changed = self.selected_frame != frame;
                 self.selected_frame = frame;
-                (changed, false)
+                // The rectangle selected stays if it is of that function.
+                let flame = self.flame.as_ref();
+                if changed && self.selected.and_then(|r| flame?.frame_of(r)) != frame {
+                    self.selected = None;
+                }
+                (changed, changed)
             }
             Msg::Search(pattern) => {
                 let changed = self.search != pattern;
@@ -311,8 +443,25 @@ impl Stacks {
                 if self.sandwich.as_ref().map(|s| s.frame) == frame {
                     return Changed { changed: false, refresh: false };
                 }
-                self.sandwich = frame.map(|frame| SandwichView { frame, asked: None, callers: None, callees: None });
+                self.sandwich = frame.map(SandwichView::new);
                 (true, true)
+            }
+            Msg::ShowDetails(shown) => {
+                let changed = self.details_shown != shown;
+                self.details_shown = shown;
+                (changed, changed)
+            }
+            Msg::ZoomSandwich(pane, zoom) => {
+                let Some(s) = &mut self.sandwich else { return Changed { changed: false, refresh: false } };
+                let (data, slot) = match pane {
+                    Pane::Callers => (&s.callers, &mut s.callers_zoom),
+                    Pane::Callees => (&s.callees, &mut s.callees_zoom),
+                };
+                let Some(data) = data else { return Changed { changed: false, refresh: false } };
+                let zoom = zoom.map(|z| z.clamped(data.total(), data.flame.depths()));
+                let changed = *slot != zoom;
+                *slot = zoom;
+                (changed, false)
             }
         };
         Changed { changed, refresh }
@@ -348,8 +497,27 @@ impl Stacks {
         }
         if let Some(s) = self.sandwich.as_mut().filter(|s| s.asked.as_ref() != Some(&samples)) {
             out.send(doc, Request::Sandwich { samples: samples.clone(), frame: s.frame });
-            s.asked = Some(samples);
+            s.asked = Some(samples.clone());
             asked = true;
+        }
+        // The selected function's details: what the sandwich of the same function
+        // has or will get, else asked for.
+        let wanted = self.selected_frame.filter(|_| self.details_shown);
+        if self.details.as_ref().map(|d| d.frame) != wanted {
+            self.details = wanted.map(SandwichView::new);
+        }
+        if let Some(d) = self.details.as_mut().filter(|d| d.asked.as_ref() != Some(&samples)) {
+            match self.sandwich.as_ref().filter(|s| s.frame == d.frame && s.asked.as_ref() == Some(&samples)) {
+                Some(s) => {
+                    d.callers = s.callers.clone();
+                    d.callees = s.callees.clone();
+                }
+                None => {
+                    out.send(doc, Request::Sandwich { samples: samples.clone(), frame: d.frame });
+                    asked = true;
+                }
+            }
+            d.asked = Some(samples);
         }
         asked
     }
@@ -365,6 +533,7 @@ impl Stacks {
             search: old.search,
             symbols_offered: old.symbols_offered,
             symbolized_with: with,
+            details_shown: old.details_shown,
             ..Stacks::default()
         };
     }
@@ -388,17 +557,19 @@ impl Stacks {
                 self.flame = Some(Rc::new(flame));
                 self.flame_of = key;
                 self.zoom = zoom;
-                self.selected = selected;
+                self.selected = None;
+                if let Some(rect) = selected {
+                    self.select_rect(rect);
+                }
                 true
             }
-            Reply::Sandwich { samples, frame, callers, callees } => match &mut self.sandwich {
-                Some(s) if s.frame == frame && s.asked.as_ref() == Some(&samples) => {
-                    s.callers = Some(Rc::new(FlameData::from_layout(callers)));
-                    s.callees = Some(Rc::new(FlameData::from_layout(callees)));
-                    true
-                }
-                _ => false,
-            },
+            Reply::Sandwich { samples, frame, callers, callees } => {
+                let callers = Rc::new(FlameData::from_layout(callers));
+                let callees = Rc::new(FlameData::from_layout(callees));
+                let shown = self.sandwich.as_mut().is_some_and(|s| s.arrived(&samples, frame, &callers, &callees));
+                let details = self.details.as_mut().is_some_and(|d| d.arrived(&samples, frame, &callers, &callees));
+                shown || details
+            }
             Reply::FrameNames(names) => {
                 self.names_arrived(Rc::new(names));
                 true
@@ -479,15 +650,11 @@ impl Stacks {
             names: old.names,
             names_asked: old.names_asked,
             search: link.get("search").unwrap_or_default().to_string(),
-            sandwich: link.number("sandwich").map(|frame| SandwichView {
-                frame,
-                asked: None,
-                callers: None,
-                callees: None,
-            }),
+            sandwich: link.number("sandwich").map(SandwichView::new),
             linked_zoom: zoom.map(|z| (z, link.number("frame"))),
             symbols_offered: old.symbols_offered,
             symbolized_with: old.symbolized_with,
+            details_shown: old.details_shown,
             ..Stacks::default()
         };
     }
@@ -516,6 +683,123 @@ mod tests {
         assert_eq!(z.scaled(4.0, 0.5).clamped(100, 5), Zoom { x0: 0.0, x1: 100.0, top: 0.0 });
         assert_eq!(z.scaled(0.5, 0.5).panned(-40.0, 9.0).clamped(100, 5), Zoom { x0: 0.0, x1: 50.0, top: 4.0 });
         assert_eq!(z.panned(f64::NAN, 0.0).clamped(100, 5).x0, 0.0);
+    }
+
+    /// A graph laid out and its names asked: root 100 ─┬─ a 60 ── b 30
+    ///                                                  └─ d 40
+    /// Frames: a 0, b 1, d 3.
+    fn shown() -> (Stacks, Outbox) {
+        let mut st = Stacks::default();
+        let mut out = Outbox::default();
+        st.refresh(1, false, &mut out);
+        #[rustfmt::skip]
+        let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 30.0, 0.0, 60.0, 40.0, 40.0, 3.0, 0.0, 30.0, 30.0, 1.0];
+        let layout = FlameLayout { rects: rects.to_vec().into(), rows: vec![0u32, 1, 3, 4].into() };
+        let samples = SampleFilter::default();
+        assert!(st.on_reply(Reply::Flame { samples, inverted: false, order: Order::Alphabetical, layout }));
+        out.queue.clear();
+        (st, out)
+    }
+
+    fn layout(rects: &[f64], rows: &[u32]) -> FlameLayout {
+        FlameLayout { rects: rects.to_vec().into(), rows: rows.to_vec().into() }
+    }
+
+    #[test]
+    fn a_click_selects_a_frame_and_asks_for_its_neighbours_a_double_click_zooms() {
+        let (mut st, mut out) = shown();
+        // Selected while the panel is not shown (another view): nothing asked.
+        st.update(Msg::SelectFrame(Some(3)), 1);
+        st.refresh(1, false, &mut out);
+        assert!(out.queue.is_empty());
+        st.update(Msg::ShowDetails(true), 1);
+        let Changed { changed, refresh } = st.update(Msg::SelectRect(3), 1);
+        assert!(changed && refresh);
+        assert_eq!((st.selected, st.selected_frame, st.zoom), (Some(3), Some(1), None), "selected, not zoomed");
+        st.refresh(1, false, &mut out);
+        let asked: Vec<_> = out.queue.drain(..).map(|e| e.request).collect();
+        assert_eq!(asked, vec![Request::Sandwich { samples: SampleFilter::default(), frame: 1 }]);
+        // The details' sandwich arrives; the panel is not a shown sandwich.
+        let callers = layout(&[0.0, 30.0, 0.0, -1.0, 0.0, 30.0, 0.0, 1.0, 0.0, 30.0, 0.0, 0.0], &[0, 1, 2, 3]);
+        let callees = layout(&[0.0, 30.0, 0.0, -1.0, 0.0, 30.0, 30.0, 1.0], &[0, 1, 2]);
+        assert!(st.on_reply(Reply::Sandwich { samples: SampleFilter::default(), frame: 1, callers, callees }));
+        let details = st.details.as_ref().unwrap();
+        assert_eq!(navigate::neighbours(details.callers.as_ref().unwrap(), 1), (30, vec![(0, 30)]));
+        assert!(st.sandwich.is_none());
+        // Opening the sandwich of the same function asks again (its own request),
+        // and the details keep what they have.
+        st.update(Msg::ShowSandwich(Some(1)), 1);
+        st.refresh(1, false, &mut out);
+        assert_eq!(out.queue.len(), 1);
+        // The root selects no function.
+        st.update(Msg::SelectRect(0), 1);
+        assert_eq!((st.selected, st.selected_frame), (Some(0), None));
+        st.update(Msg::ZoomToRect(1), 1);
+        assert_eq!((st.zoom(), st.selected_frame), (Zoom { x0: 0.0, x1: 60.0, top: 0.0 }, Some(0)));
+        // A selection made elsewhere (the Functions table) drops the rectangle of another function.
+        st.update(Msg::SelectFrame(Some(3)), 1);
+        assert_eq!((st.selected, st.cursor()), (None, Some(2)));
+        // Resetting the zoom keeps the selection.
+        st.update(Msg::ResetZoom, 1);
+        assert_eq!((st.zoom, st.selected_frame), (None, Some(3)));
+    }
+
+    #[test]
+    fn keys_move_the_selection_and_keep_it_in_view() {
+        let (mut st, _) = shown();
+        let nav = |step| Msg::Navigate { step, rows: 2 };
+        st.update(nav(Step::Child), 1);
+        assert_eq!(st.selected, Some(0), "the first move selects the root");
+        st.update(nav(Step::Child), 1);
+        assert_eq!((st.selected, st.selected_frame), (Some(1), Some(0)));
+        // Zoomed onto d, a move to its left neighbour pans to show a.
+        st.update(Msg::SetZoom(Zoom { x0: 70.0, x1: 100.0, top: 0.0 }), 1);
+        st.update(nav(Step::Next), 1);
+        st.update(nav(Step::Prev), 1);
+        assert_eq!(st.selected, Some(1));
+        assert_eq!(st.zoom(), Zoom { x0: 0.0, x1: 30.0, top: 0.0 });
+        // b is in row 2: with two rows shown, the graph scrolls one row.
+        st.update(nav(Step::Child), 1);
+        assert_eq!((st.selected, st.zoom().top), (Some(3), 1.0));
+        st.update(nav(Step::Parent), 1);
+        st.update(nav(Step::Parent), 1);
+        assert_eq!((st.selected, st.zoom().top), (Some(0), 0.0));
+        assert!(!st.update(nav(Step::Parent), 1).changed, "the root has no caller");
+    }
+
+    #[test]
+    fn search_matches_are_visited_in_reading_order_and_zoomed_to() {
+        let (mut st, _) = shown();
+        st.update(Msg::Search("/^[bd]$/".into()), 1);
+        let found = pgolens_protocol::Found { frames: vec![1, 3], weight: 70, total: 100 };
+        st.on_reply(Reply::Search { samples: SampleFilter::default(), pattern: st.search.clone(), found });
+        let nav = |step| Msg::Navigate { step, rows: 9 };
+        st.update(nav(Step::NextMatch), 1);
+        assert_eq!((st.selected, st.zoom()), (Some(2), Zoom { x0: 60.0, x1: 100.0, top: 0.0 }));
+        st.update(nav(Step::NextMatch), 1);
+        assert_eq!((st.selected, st.zoom()), (Some(3), Zoom { x0: 0.0, x1: 30.0, top: 0.0 }));
+        st.update(nav(Step::NextMatch), 1);
+        assert_eq!(st.selected, Some(2), "wraps");
+        st.update(nav(Step::PrevMatch), 1);
+        assert_eq!(st.selected, Some(3));
+    }
+
+    #[test]
+    fn each_sandwich_pane_zooms_on_its_own() {
+        let (mut st, mut out) = shown();
+        st.update(Msg::ShowSandwich(Some(0)), 1);
+        st.refresh(1, false, &mut out);
+        assert!(!st.update(Msg::ZoomSandwich(Pane::Callers, None), 1).changed, "not come yet");
+        let callers = layout(&[0.0, 60.0, 0.0, -1.0, 0.0, 60.0, 30.0, 0.0], &[0, 1, 2]);
+        let callees = layout(&[0.0, 60.0, 0.0, -1.0, 0.0, 60.0, 30.0, 0.0, 0.0, 30.0, 30.0, 1.0], &[0, 1, 2, 3]);
+        assert!(st.on_reply(Reply::Sandwich { samples: SampleFilter::default(), frame: 0, callers, callees }));
+        let z = Zoom { x0: 0.0, x1: 30.0, top: 0.0 };
+        assert!(st.update(Msg::ZoomSandwich(Pane::Callees, Some(z)), 1).changed);
+        let s = st.sandwich.as_ref().unwrap();
+        assert_eq!((s.zoom(Pane::Callees), s.zoom(Pane::Callers)), (z, Zoom::all(60)));
+        st.update(Msg::ZoomSandwich(Pane::Callers, Some(Zoom { x0: -5.0, x1: 500.0, top: 3.0 })), 1);
+        assert_eq!(st.sandwich.as_ref().unwrap().zoom(Pane::Callers), Zoom { x0: 0.0, x1: 60.0, top: 1.0 });
+        assert!(st.update(Msg::ShowSandwich(None), 1).changed);
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub struct Scene<'a> {
     /// Frames a search matched, by frame id, when a search is active.
     pub hit: Option<&'a [bool]>,
     pub selected: Option<u32>,
+    /// The selected function: every rectangle of it is outlined.
+    pub highlight: Option<u32>,
     pub width_px: f64,
     pub height_px: f64,
 }
@@ -87,18 +89,28 @@ impl Scene<'_> {
         if let Some(hit) = self.hit {
             return if hit.get(frame as usize).copied().unwrap_or(false) { HIT } else { DIMMED };
         }
-        let (name, kernel) = match self.names {
-            Some(n) => (n.name(frame), n.kind(frame) == "kernel"),
-            None => ("", false),
-        };
-        // FNV-1a of the name: a function keeps its colour across views and files.
-        let h = name.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
-        if kernel {
-            KERNEL + (h % 4) as usize
-        } else {
-            (h % 8) as usize
-        }
+        palette_index(self.names, frame)
     }
+}
+
+/// A frame's colour in [`PALETTE`]: warm for user code, blue for the kernel, picked
+/// by a hash of its name (FNV-1a), so a function keeps its colour across views and files.
+fn palette_index(names: Option<&FrameNames>, frame: u32) -> usize {
+    let (name, kernel) = match names {
+        Some(n) => (n.name(frame), n.kind(frame) == "kernel"),
+        None => ("", false),
+    };
+    let h = name.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    if kernel {
+        KERNEL + (h % 4) as usize
+    } else {
+        (h % 8) as usize
+    }
+}
+
+/// A frame's fill colour, as the flame graph paints it (other stack charts use it too).
+pub fn frame_colour(names: Option<&FrameNames>, frame: u32) -> &'static str {
+    PALETTE.get(palette_index(names, frame)).copied().unwrap_or("#b8bcc4")
 }
 
 /// Paints `scene`; `scratch` is reused between frames. Returns the rectangles drawn.
@@ -143,17 +155,29 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, scratch: &mut Vec<Visibl
         ctx.fill();
     }
 
-    if let Some(sel) = scene.selected {
-        if let Some(v) = scratch.iter().find(|v| v.rect == sel) {
-            ctx.set_stroke_style_str("#1d1f23");
-            ctx.set_line_width(1.5);
-            ctx.stroke_rect(
-                v.px0.max(0.0) + 0.75,
-                scene.row_y(v.depth) + 1.25,
-                (v.px1.min(scene.width_px) - v.px0.max(0.0) - 1.5).max(1.0),
-                ROW_PX - 2.5,
-            );
+    let outline = |v: &Visible| {
+        ctx.rect(
+            v.px0.max(0.0) + 0.75,
+            scene.row_y(v.depth) + 1.25,
+            (v.px1.min(scene.width_px) - v.px0.max(0.0) - 1.5).max(1.0),
+            ROW_PX - 2.5,
+        );
+    };
+    if let Some(frame) = scene.highlight {
+        ctx.begin_path();
+        for v in scratch.iter().filter(|v| v.rect != MERGED && scene.data.frame_of(v.rect) == Some(frame)) {
+            outline(v);
         }
+        ctx.set_stroke_style_str("#1f6feb");
+        ctx.set_line_width(1.5);
+        ctx.stroke();
+    }
+    if let Some(v) = scene.selected.and_then(|sel| scratch.iter().find(|v| v.rect == sel)) {
+        ctx.begin_path();
+        outline(v);
+        ctx.set_stroke_style_str("#1d1f23");
+        ctx.set_line_width(2.0);
+        ctx.stroke();
     }
 
     ctx.set_font(FONT);

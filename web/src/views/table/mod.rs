@@ -2,8 +2,10 @@
 //! functions, MemProf sites, and those to come) is this state and its component,
 //! drawn from the columns the worker describes. The page asks for the rows it shows
 //! (with a margin), under a sort order and a name filter; replies to an older query
-//! are dropped.
+//! are dropped. Column widths a user dragged are kept here too; their geometry is
+//! [`columns`].
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use pgolens_protocol::{Column, DocId, ReqId, Request, Row, SampleFilter, TableId, TablePage, TableQuery};
@@ -11,6 +13,7 @@ use pgolens_protocol::{Column, DocId, ReqId, Request, Row, SampleFilter, TableId
 use crate::app::link::Params;
 use crate::app::outbox::Outbox;
 
+pub mod columns;
 #[cfg(target_arch = "wasm32")]
 pub mod table_view;
 
@@ -30,8 +33,14 @@ pub enum Msg {
         start: u64,
         end: u64,
     },
-    /// A row was clicked (its stable id).
+    /// A row was clicked, or Enter pressed on it (its stable id).
     Select(u32),
+    /// A column's edge was dragged, or its resize handle moved by a key: the
+    /// track's key ([`columns::Track::key`]) and its new width in CSS px.
+    Resize {
+        track: String,
+        px: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +60,8 @@ pub struct Table {
     /// The range asked for and not yet received, under the current query.
     pub pending: Option<(u64, u64)>,
     pub selected: Option<u32>,
+    /// Widths the user chose, in CSS px, by track key; the others are computed.
+    pub widths: Rc<BTreeMap<String, u32>>,
 }
 
 impl Table {
@@ -65,6 +76,7 @@ impl Table {
             rows: Rc::default(),
             pending: None,
             selected: None,
+            widths: Rc::default(),
         }
     }
 
@@ -102,6 +114,13 @@ impl Table {
                 }
                 self.selected = Some(row);
                 (true, Some(row))
+            }
+            Msg::Resize { track, px } => {
+                if self.widths.get(&track) == Some(&px) {
+                    return (false, None);
+                }
+                Rc::make_mut(&mut self.widths).insert(track, px);
+                (true, None)
             }
         }
     }
@@ -292,6 +311,13 @@ mod tests {
         // Selecting a row reports it once.
         assert_eq!(t.update(Msg::Select(7), 1, &mut out), (true, Some(7)));
         assert_eq!(t.update(Msg::Select(7), 1, &mut out), (false, None));
+        // A dragged width is kept by its track, and outlives a new order; it asks nothing.
+        let resize = Msg::Resize { track: "total-pct".into(), px: 120 };
+        assert_eq!(t.update(resize.clone(), 1, &mut out), (true, None));
+        assert_eq!(t.update(resize, 1, &mut out), (false, None));
+        t.update(Msg::Sort("name".into()), 1, &mut out);
+        assert_eq!(t.widths.get("total-pct"), Some(&120));
+        assert_eq!(asked(&mut out).len(), 1);
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn a_sample_profile_opens_on_its_functions_with_the_numbers_llvm_shows() {
         let opened = s.finish().unwrap();
         assert_eq!(
             opened.summary.views,
-            [View::Dump, View::SampleFunctions, View::Flame, View::Functions, View::Summary],
+            [View::Dump, View::SampleFunctions, View::Flame, View::CallTree, View::Functions, View::Summary],
             "{path}"
         );
         assert_eq!(opened.summary.open_on, View::SampleFunctions);

@@ -39,7 +39,7 @@ fn perf_data_has_stacks_named_by_dropped_binaries_and_kallsyms() {
     // Progress over the records, ending with all of them.
     assert!(steps.len() >= 2 && steps.windows(2).all(|w| w[0].0 <= w[1].0), "{steps:?}");
     assert!(steps.last().is_some_and(|&(done, total)| done == total && total > 0), "{steps:?}");
-    assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::Functions]);
+    assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::CallTree, View::StackChart, View::Functions]);
     // A recording opens on its flame graph.
     assert_eq!(opened.summary.open_on, View::Flame);
     // perf report: "Samples: 469 of event 'cpu-clock'".
@@ -500,6 +500,11 @@ fn the_call_tree_comes_heaviest_first_under_the_pages_transforms() {
         SampleFilter { transforms: alloc::vec![Transform::CollapseDso { dso: 0 }], ..SampleFilter::default() };
     let tree = s.call_tree(&collapsed, true).unwrap();
     assert_eq!((tree.frame.0[1], tree.total.0[1], tree.self_weight.0[1]), (4, 5.0, 5.0));
+    // The stack chart, 21 columns over times 0..21: main throughout; a (with b on
+    // top, then alone) until the sample at 20 shows main → c → b.
+    let chart = s.stack_chart(&SampleFilter::default(), 21).unwrap();
+    assert_eq!((chart.start, chart.end, chart.samples), (0, 21, 3));
+    assert_eq!(chart.boxes.0, [0, 21, 0, 0, 0, 20, 1, 1, 0, 10, 2, 2, 20, 21, 1, 3, 20, 21, 2, 2]);
     // A transform naming a frame or DSO the file does not have is refused, with which.
     for bad in [Transform::DropFunction { frame: 9 }, Transform::CollapseDso { dso: 3 }] {
         let filter = SampleFilter { transforms: alloc::vec![bad], ..SampleFilter::default() };
@@ -514,7 +519,7 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     let text = "#pgolens-stacks\nevent cycles\ns 0 0 3 main;a;b@libc.so\ns 0 10 1 main;a\ns 0 20 2 main;c;b@libc.so\n";
     let mut s = session("x.stacks", text.as_bytes());
     let opened = s.finish().unwrap();
-    assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::Functions]);
+    assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::CallTree, View::StackChart, View::Functions]);
     assert_eq!(
         opened.summary.stacks,
         Some(StacksInfo { events: alloc::vec!["cycles".into()], frames: 4, samples: 3, start: 0, end: 21 })
