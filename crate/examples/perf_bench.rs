@@ -40,6 +40,7 @@ fn heap(after: &str, base: usize) {
 }
 
 use pgolens::formats::perf::PerfData;
+use pgolens::layout::flame::Flame;
 use pgolens::model::perf::stack_profile;
 use pgolens::model::stacks::Filter;
 use pgolens::symbolize::Symbolizer;
@@ -92,4 +93,23 @@ fn main() {
     let t = Instant::now();
     let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
     println!("call tree    {:>8.3} s  {} nodes", t.elapsed().as_secs_f64(), tree.nodes.len());
+    // What a flame graph request costs, alphabetical against left-heavy: the tree
+    // under the filter, then its layout (the second runs warm, as the page's do).
+    for _ in 0..2 {
+        let t = Instant::now();
+        let tree = profile.call_tree(&Filter::default());
+        let n = Flame::from_tree(&tree).len();
+        let by_name = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let tree = profile.call_tree(&Filter::default()).heaviest_first();
+        let m = Flame::from_tree(&tree).len();
+        let heaviest = t.elapsed().as_secs_f64();
+        println!(
+            "flame        {by_name:>8.3} s  A-Z, {heaviest:.3} s heaviest first ({:.2}x), {n} = {m} rectangles",
+            heaviest / by_name
+        );
+    }
+    let t = Instant::now();
+    let chart = profile.stack_chart(&Filter::default(), 1920);
+    println!("stack chart  {:>8.3} s  1920 columns, {} boxes", t.elapsed().as_secs_f64(), chart.boxes.len());
 }

@@ -1,6 +1,7 @@
 //! Times the stack model on a synthetic profile: building it from 5M samples, then
 //! the call tree, inverted tree, functions, search and flame layout of all of them,
-//! the left-heavy layout against the alphabetical one, and the call tree under transforms.
+//! the left-heavy layout against the alphabetical one, the call tree under transforms
+//! and the stack chart.
 //!
 //! `cargo run --release -p pgolens --example stacks_bench [SAMPLES]`
 
@@ -66,6 +67,7 @@ fn main() {
     time("search", &mut || p.search(&filter, "fn3").frames.len());
     time("sandwich", &mut || p.sandwich(&filter, frames[5][3]).callees.nodes.len());
     time("timeline (1000 bins)", &mut || p.timeline(&filter, 1000).bins.len());
+    time("stack chart (1920 columns)", &mut || p.stack_chart(&filter, 1920).boxes.len());
     let tree = p.call_tree(&filter);
     time("flame layout", &mut || Flame::from_tree(&tree).len());
     time("flame layout, left heavy", &mut || Flame::from_tree(&tree.heaviest_first()).len());
