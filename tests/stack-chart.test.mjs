@@ -93,10 +93,14 @@ test('dragging shows a time range, which the flame graph takes too; Esc shows ev
   await page.mouse.up();
   await page.waitForFunction(() => document.querySelector('[data-samples]').dataset.samples === '2');
   assert.match(page.url(), /[#&]range=1\d{7},3\d{7}/);
+  // The timeline above is the chart's minimap: the whole recording, the range on it.
+  const minimap = page.locator('.stack-chart .timeline-canvas');
+  assert.match(await minimap.getAttribute('data-range'), /^1\d{7}-3\d{7}$/);
   await chart.focus();
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => document.querySelector('[data-samples]').dataset.samples === '5');
   assert.doesNotMatch(page.url(), /range=/);
+  assert.equal(await minimap.getAttribute('data-range'), null);
   assert.deepEqual(errors, []);
   await page.close();
 });

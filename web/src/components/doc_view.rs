@@ -99,10 +99,12 @@ pub fn DocView(props: &Props) -> Html {
                     html! { <CallTreeView state={doc.call_tree.clone()} names={doc.stacks.names.clone()} selected_frame={doc.stacks.selected_frame} events={doc.summary.as_ref().and_then(|s| s.stacks.as_ref()).map(|s| s.events.clone()).unwrap_or_default()} event={doc.stacks.samples.event} dispatch={d} /> }
                 }
                 View::StackChart => {
-                    let origin = doc.summary.as_ref().and_then(|s| s.stacks.as_ref()).map_or(0, |s| s.start);
+                    let info = doc.summary.as_ref().and_then(|s| s.stacks.as_ref());
+                    let (origin, recorded) = info.map_or((0, 0), |s| (s.start, s.samples));
                     let flame = d.clone();
                     html! { <StackChartView chart={doc.stack_chart.chart.clone()} names={doc.stacks.names.clone()} {origin}
-                    selected_frame={doc.stacks.selected_frame} ranged={doc.stacks.samples.range.is_some()}
+                    selected_frame={doc.stacks.selected_frame} range={doc.stacks.samples.range}
+                    timeline={doc.stacks.timeline.clone()} {recorded}
                     on_resize={d.reform(|w| Action::StackChart(stack_chart::Msg::Resize(w)))}
                     on_select={flame.reform(|f| Action::Flame(flame::Msg::SelectFrame(f)))}
                     on_range={d.reform(|r| Action::Flame(flame::Msg::SelectTimeRange(r)))} /> }

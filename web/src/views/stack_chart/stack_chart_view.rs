@@ -1,7 +1,8 @@
 //! The stack chart on a canvas: boxes by time (x) and depth (y, callers on top),
 //! names where they fit, a time axis from the recording's start, a tooltip, click
 //! to select a function (shared with the other stack views), drag to show a time
-//! range (the flame graph's range too), Esc or the button to show all of it.
+//! range (the flame graph's range too), Esc or the button to show all of it. The
+//! timeline strip above is its minimap: the whole recording, the range shown on it.
 
 use std::rc::Rc;
 
@@ -12,7 +13,7 @@ use yew::prelude::*;
 use super::ChartData;
 use crate::views::flame::flame_canvas::use_size;
 use crate::views::flame::render::frame_colour;
-use crate::views::flame::timeline::{format_in, tick_step, unit_for, TICK_PX};
+use crate::views::flame::timeline::{format_in, tick_step, unit_for, Timeline, TICK_PX};
 use crate::views::flame::{FrameLookup, FrameNames, ROW_PX};
 
 const AXIS_PX: f64 = 20.0;
@@ -26,8 +27,12 @@ pub struct Props {
     /// The recording's first sample time (the axis counts from it).
     pub origin: u64,
     pub selected_frame: Option<u32>,
-    /// Whether a time range is shown (then Esc shows everything).
-    pub ranged: bool,
+    /// The time range shown, if not the whole recording (then Esc shows everything).
+    pub range: Option<(u64, u64)>,
+    /// The event's samples over the whole recording: the minimap above the chart.
+    pub timeline: Option<Rc<pgolens_protocol::Timeline>>,
+    /// Samples in the recording (how many bars the minimap draws).
+    pub recorded: u64,
     pub on_resize: Callback<u32>,
     pub on_select: Callback<Option<u32>>,
     pub on_range: Callback<Option<(u64, u64)>>,
@@ -189,7 +194,7 @@ pub fn StackChartView(props: &Props) -> Html {
         })
     };
     let onkeydown = {
-        let (on_range, ranged) = (props.on_range.clone(), props.ranged);
+        let (on_range, ranged) = (props.on_range.clone(), props.range.is_some());
         Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Escape" && ranged {
                 e.prevent_default();
@@ -228,9 +233,12 @@ pub fn StackChartView(props: &Props) -> Html {
                 } else {
                     <span class="muted">{"Laying out the stack chart…"}</span>
                 }
-                if props.ranged { <button type="button" onclick={reset}>{"Show the whole recording"}</button> }
+                if props.range.is_some() { <button type="button" onclick={reset}>{"Show the whole recording"}</button> }
                 <span class="muted">{"Drag to show a time range; click a box to select its function."}</span>
             </div>
+            if let Some(t) = props.timeline.clone() {
+                <Timeline data={t} range={props.range} on_range={props.on_range.clone()} samples={props.recorded} />
+            }
             <div class="stack-chart-body" ref={body} style={format!("height:{height:.0}px")}>
                 <canvas ref={canvas} class="stack-chart-canvas" tabindex="0" role="img"
                     aria-label={format!("Stack chart: {} boxes over {} columns", chart.boxes.len() / 4, chart.columns)}
