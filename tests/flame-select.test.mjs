@@ -157,6 +157,10 @@ test('a click selects a frame and shows what perf script says of it; a double-cl
   const shown = await readDetails(page);
   assert.equal(shown.dso, 'cprog');
   assert.equal(shown.kind, 'not inlined');
+  // Where hot_loop starts, as `llvm-addr2line -e cprog 0x401250` prints it (nm: hot_loop
+  // at 0x401250); a C function has no other raw name.
+  assert.equal(await details(page).locator('.fd-source').innerText(), '/tmp/corpusB/work/cprog/src/cmain.c:43');
+  assert.equal(await details(page).locator('.fd-raw').count(), 0);
   assert.deepEqual(shown.self, [String(self), `${overhead}%`]);
   assert.deepEqual(shown.total, [String(total), pct(total, all)]);
   assert.deepEqual(shown.callers, [...callers].map(([name, n]) => [name, String(n), pct(n, total)]));

@@ -103,6 +103,25 @@ fn frame_names_without_and_with_binaries() {
     let profile = stack_profile(&perf, &symbolizer, |_, _| {}).unwrap();
     assert!(profile.frames().iter().any(|f| f.kind == FrameKind::Inlined), "DWARF inline frames");
     assert!(profile.frames().iter().any(|f| f.name.starts_with("quick_sort<")));
+    // Each function's raw name (when it differs) and the line of its first
+    // instruction, as `llvm-addr2line -f -e cxxprog 0x35d0` and `0x3850` print them
+    // (nm: the two quick_sort instances), and `0x...` of main.
+    let frame = |raw: &str| profile.frames().iter().find(|f| f.raw.as_deref() == Some(raw)).unwrap();
+    let sort0 = frame("_Z10quick_sortIN9__gnu_cxx17__normal_iteratorIPiSt6vectorIiSaIiEEEEZ4mainE3$_0EvT_S8_T0_");
+    assert!(sort0.name.starts_with("quick_sort<"), "{}", sort0.name);
+    assert_eq!((sort0.file.as_deref(), sort0.line), (Some("/tmp/corpusB/work/cxxprog/src/cxxprog.cpp"), Some(52)));
+    let main = profile.frames().iter().find(|f| f.name == "main" && f.kind == FrameKind::User).unwrap();
+    assert_eq!(
+        (main.raw.as_deref(), main.file.as_deref(), main.line),
+        (None, Some("/tmp/corpusB/work/cxxprog/src/cxxprog.cpp"), Some(85))
+    );
+    // Inlined frames and frames without a binary say nothing of it.
+    assert!(profile
+        .frames()
+        .iter()
+        .filter(|f| f.kind == FrameKind::Inlined)
+        .all(|f| f.file.is_none() && f.raw.is_none()));
+    assert!(bare.frames().iter().all(|f| f.file.is_none() && f.raw.is_none()));
 }
 
 /// `--call-graph dwarf` recordings: the user stacks unwound from each sample's

@@ -213,7 +213,15 @@ impl<'s> Resolver<'s> {
                     Some(frames) => {
                         for frame in &frames {
                             let kind = if frame.inlined { FrameKind::Inlined } else { FrameKind::User };
+                            let known = profile.frames().len();
                             let id = profile.frame(&frame.function, Some(dso), kind);
+                            // A new function: its raw name and source line, looked up once.
+                            if !frame.inlined && profile.frames().len() > known {
+                                let at = Address::FileOffset(r.dso_relative);
+                                if let Some(o) = symbolizer.origin(&filename, r.build_id, at) {
+                                    profile.describe(id, &o.raw, o.file.as_deref(), o.line);
+                                }
+                            }
                             self.arena.push(id);
                         }
                     }

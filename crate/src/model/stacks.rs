@@ -75,6 +75,11 @@ pub struct Frame {
     /// Index into [`StackProfile::dsos`], if known.
     pub dso: Option<u32>,
     pub kind: FrameKind,
+    /// The symbol's raw (mangled) name, when it differs from `name`.
+    pub raw: Option<String>,
+    /// The source file and line of the function's first instruction, when known.
+    pub file: Option<String>,
+    pub line: Option<u32>,
 }
 
 /// Which samples a query sees: one event, and optionally the times in `start..end`;
@@ -272,7 +277,7 @@ impl StackProfile {
             |id| frames.get(id as usize).map_or(0, |f| frame_hash(&f.name, f.dso, f.kind)),
         );
         if new {
-            frames.push(Frame { name: String::from(name), dso, kind });
+            frames.push(Frame { name: String::from(name), dso, kind, raw: None, file: None, line: None });
             self.index = OnceCell::new();
         }
         id
@@ -286,6 +291,19 @@ impl StackProfile {
         self.dsos.push(String::from(name));
         self.dso_index.insert(String::from(name), i);
         i
+    }
+
+    /// Says where frame `id`'s function comes from: its raw name (kept when it
+    /// differs from the frame's name) and source line. What is known stays.
+    pub fn describe(&mut self, id: FrameId, raw: &str, file: Option<&str>, line: Option<u32>) {
+        let Some(f) = self.frames.get_mut(id as usize) else { return };
+        if f.raw.is_none() && f.name != raw {
+            f.raw = Some(String::from(raw));
+        }
+        if f.file.is_none() {
+            f.file = file.map(String::from);
+            f.line = line;
+        }
     }
 
     pub fn frames(&self) -> &[Frame] {

@@ -53,6 +53,14 @@ pub struct Frame {
     pub inlined: bool,
 }
 
+/// Where a function comes from (see [`Symbolizer::origin`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub raw: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
 /// An address inside a DSO, in one of the two spaces perf gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Address {
@@ -201,6 +209,25 @@ impl<'a> Symbolizer<'a> {
         let binary = self.find(dso_path, build_id)?;
         let vaddr = self.vaddr(dso_path, build_id, address);
         Some(vaddr.map(|v| binary.frames(v)).unwrap_or_default())
+    }
+
+    /// Where the function symbol holding `address` comes from: its raw (mangled)
+    /// name, and the source file and line of its first instruction (from DWARF, when
+    /// the binary has it), as `addr2line` of the symbol's address prints them.
+    pub fn origin(&self, dso_path: &str, build_id: Option<&[u8]>, address: Address) -> Option<Origin> {
+        if self.kernel(dso_path).is_some() {
+            return None;
+        }
+        let binary = self.find(dso_path, build_id)?;
+        let vaddr = self.vaddr(dso_path, build_id, address)?;
+        let (raw, start) = binary.raw_symbol_for(vaddr)?;
+        // The outermost frame at the entry: the function itself, not code inlined there.
+        let at_entry = binary.frames(start).pop();
+        Some(Origin {
+            raw: String::from(raw),
+            file: at_entry.as_ref().and_then(|f| f.file.clone()),
+            line: at_entry.and_then(|f| f.line),
+        })
     }
 
     /// The name perf shows for `address` in `dso_path`: the symbol's (not inlined)

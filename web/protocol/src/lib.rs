@@ -649,6 +649,12 @@ pub struct FrameNames {
     /// Index into `dsos`, or -1.
     pub dso: Vec<i64>,
     pub kinds: Vec<String>,
+    /// The symbol's raw (mangled) name where it differs from the name, else empty.
+    #[serde(default)]
+    pub raw: Vec<String>,
+    /// `file:line` of the function's first instruction where known, else empty.
+    #[serde(default)]
+    pub source: Vec<String>,
 }
 
 /// The frames a search matched, and the weight of the stacks holding one of them.

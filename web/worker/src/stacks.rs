@@ -160,14 +160,21 @@ impl StacksView {
         Ok(tree.path(node).into_iter().map(|f| self.name(f).to_string()).collect())
     }
 
-    /// Every frame's name, dso and kind by frame id.
+    /// Every frame's name, dso, kind, raw name and source line by frame id.
     pub fn names(&self) -> FrameNames {
         let frames = self.profile.frames();
+        let source = |f: &pgolens::model::stacks::Frame| match (&f.file, f.line) {
+            (Some(file), Some(line)) => alloc::format!("{file}:{line}"),
+            (Some(file), None) => file.clone(),
+            _ => String::new(),
+        };
         FrameNames {
             names: frames.iter().map(|f| f.name.clone()).collect(),
             dsos: self.profile.dsos().to_vec(),
             dso: frames.iter().map(|f| f.dso.map_or(-1, i64::from)).collect(),
             kinds: frames.iter().map(|f| f.kind.id().to_string()).collect(),
+            raw: frames.iter().map(|f| f.raw.clone().unwrap_or_default()).collect(),
+            source: frames.iter().map(source).collect(),
         }
     }
 

@@ -44,6 +44,8 @@ pub fn Details(props: &Props) -> Html {
     let names = props.names.as_deref();
     let name = names.map_or_else(|| format!("frame {frame}"), |n| n.name(frame).to_string());
     let dso = names.and_then(|n| n.dso(frame)).unwrap_or("—").to_string();
+    let raw = names.map_or("", |n| n.raw(frame)).to_string();
+    let source = names.map_or("", |n| n.source(frame)).to_string();
     let kind = names.map_or("", |n| n.kind(frame));
     let kind = match kind {
         "inlined" => String::from("inlined"),
@@ -92,7 +94,9 @@ pub fn Details(props: &Props) -> Html {
         <aside class="flame-details" aria-label="Selected function" data-frame={frame.to_string()}>
             <h3 class="fd-name mono" title={name.clone()}>{&name}</h3>
             <dl>
+                if !raw.is_empty() { <dt>{"Raw name"}</dt><dd class="fd-raw mono" title={raw.clone()}>{&raw}</dd> }
                 <dt>{"DSO"}</dt><dd class="fd-dso mono">{dso}</dd>
+                if !source.is_empty() { <dt>{"Source"}</dt><dd class="fd-source mono" title={source.clone()}>{&source}</dd> }
                 <dt>{"Kind"}</dt><dd class="fd-kind">{kind}</dd>
                 <dt>{"Self"}</dt>
                 <dd class="fd-self"><span class="num">{weights.self_weight.to_string()}</span>{" "}<span class="fd-pct">{percent(weights.self_weight, all)}</span></dd>

@@ -42,6 +42,10 @@ pub trait FrameLookup {
     fn name(&self, frame: u32) -> &str;
     fn dso(&self, frame: u32) -> Option<&str>;
     fn kind(&self, frame: u32) -> &str;
+    /// The raw (mangled) name where it differs from the name, else "".
+    fn raw(&self, frame: u32) -> &str;
+    /// `file:line` of the function's start where known, else "".
+    fn source(&self, frame: u32) -> &str;
 }
 
 impl FrameLookup for FrameNames {
@@ -57,6 +61,14 @@ impl FrameLookup for FrameNames {
 
     fn kind(&self, frame: u32) -> &str {
         self.kinds.get(frame as usize).map_or("", String::as_str)
+    }
+
+    fn raw(&self, frame: u32) -> &str {
+        self.raw.get(frame as usize).map_or("", String::as_str)
+    }
+
+    fn source(&self, frame: u32) -> &str {
+        self.source.get(frame as usize).map_or("", String::as_str)
     }
 }
 

@@ -179,6 +179,7 @@ mod tests {
             dsos: vec!["prog".into(), "libc.so.6".into()],
             dso: vec![0, 1],
             kinds: vec!["user".into(), "user".into()],
+            ..FrameNames::default()
         };
         let label = |t| label(&t, Some(&names));
         assert_eq!(label(Transform::Merge { frame: 1 }), "Merge memcpy");

@@ -59,8 +59,13 @@ fn perf_data_has_stacks_named_by_dropped_binaries_and_kallsyms() {
     assert!(p.symbolize_add(&p_clone_text()).is_err());
     let (_, with) = p.symbolize().unwrap();
     assert_eq!(with, ["cprog", "kallsyms"]);
-    let names = p.frame_names().unwrap().names;
+    let all = p.frame_names().unwrap();
+    let names = &all.names;
     assert!(names.iter().any(|n| n == "hot_loop") && names.iter().any(|n| n == "next_uptodate_folio"));
+    // hot_loop's first instruction, as `llvm-addr2line -e cprog 0x401250` prints it
+    // (nm: hot_loop at 0x401250); a C name has no other raw name.
+    let hot = names.iter().position(|n| n == "hot_loop").unwrap();
+    assert_eq!((all.source[hot].as_str(), all.raw[hot].as_str()), ("/tmp/corpusB/work/cprog/src/cmain.c:43", ""));
     assert!(!names.iter().any(|n| n == "cprog+0x129d"), "{names:?}");
 }
 
@@ -576,6 +581,8 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
             dsos: alloc::vec!["libc.so".into()],
             dso: alloc::vec![-1, -1, 0, -1, 0],
             kinds: ["user"; 5].map(String::from).to_vec(),
+            raw: alloc::vec![String::new(); 5],
+            source: alloc::vec![String::new(); 5],
         }
     );
     // Files without stacks say so.
