@@ -135,6 +135,27 @@ impl Open {
         }
     }
 
+    /// The visible rows below `node` again, after its subtree's expansion changed:
+    /// its old rows are replaced in place, so expanding 100k nodes costs those rows,
+    /// not the whole tree's. A hidden node (or the root) rebuilds everything.
+    fn rebuild_below(&mut self, shape: &Shape, node: u32) {
+        let (Ok(row), Some(&end)) = (self.rows.binary_search(&node), shape.end.get(node as usize)) else {
+            self.rebuild(shape);
+            return;
+        };
+        let from = row + 1;
+        let to = from + self.rows.get(from..).map_or(0, |rest| rest.partition_point(|&r| r < end));
+        let mut fresh = Vec::new();
+        if self.is_expanded(node) {
+            let mut at = node as usize + 1;
+            while at < end as usize {
+                fresh.push(at as u32);
+                at = if self.expanded[at] { at + 1 } else { shape.end[at] as usize };
+            }
+        }
+        self.rows.splice(from..to, fresh);
+    }
+
     pub fn row_of(&self, node: u32) -> Option<usize> {
         self.rows.binary_search(&node).ok()
     }
@@ -248,7 +269,7 @@ impl CallTreeState {
         if let Some(e) = open.expanded.get_mut(node as usize) {
             *e = expand;
         }
-        open.rebuild(&shape);
+        open.rebuild_below(&shape, node);
         // A collapsed node's selected descendant hands the selection to it.
         let end = shape.end.get(node as usize).copied().unwrap_or(0);
         if !expand && self.selected.is_some_and(|s| s > node && s < end) {
@@ -295,7 +316,7 @@ impl CallTreeState {
                 let end = shape.end[node as usize] as usize;
                 let open = Rc::make_mut(&mut self.open);
                 open.expanded[node as usize..end].fill(true);
-                open.rebuild(&shape);
+                open.rebuild_below(&shape, node);
                 self.reveal = self.reveal.wrapping_add(1);
                 return true;
             }
@@ -541,6 +562,49 @@ mod tests {
         assert!(!s.update(Msg::Reveal(99)));
         assert!(s.update(Msg::Reveal(COMPUTE)));
         assert_eq!(s.selected, Some(3));
+    }
+
+    #[test]
+    fn rows_rebuilt_below_a_node_equal_rows_rebuilt_from_scratch() {
+        // A tree of 3 levels of 4 children (85 nodes, pre-order by construction).
+        let mut tree = TreeData::default();
+        tree.frame.push(u32::MAX);
+        tree.parent.push(0);
+        tree.total.push(1);
+        tree.self_weight.push(0);
+        fn grow(tree: &mut TreeData, parent: u32, depth: u32) {
+            for c in 0..4 {
+                let me = tree.frame.len() as u32;
+                tree.frame.push(depth * 10 + c);
+                tree.parent.push(parent);
+                tree.total.push(1);
+                tree.self_weight.push(1);
+                if depth < 3 {
+                    grow(tree, me, depth + 1);
+                }
+            }
+        }
+        grow(&mut tree, 0, 1);
+        let shape = Shape::of(&tree);
+        let mut open = Open::new(&shape);
+        // A fixed pseudo-random walk of toggles and expand-alls, each checked.
+        let mut x = 0x9e37_79b9u32;
+        for _ in 0..400 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let node = 1 + x % (tree.len() as u32 - 1);
+            let end = shape.end[node as usize] as usize;
+            if x % 5 == 0 {
+                open.expanded[node as usize..end].fill(true);
+            } else {
+                open.expanded[node as usize] = !open.expanded[node as usize];
+            }
+            open.rebuild_below(&shape, node);
+            let mut scratch = open.clone();
+            scratch.rebuild(&shape);
+            assert_eq!(open.rows, scratch.rows, "after toggling {node}");
+        }
     }
 
     #[test]
