@@ -5,13 +5,13 @@
 // and the stack Functions table opening a function in the other views. Run
 // `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, dropFiles, useSite } from './lib/harness.mjs';
 
 // Event 0 (cycles), 100 samples' weight in all (the same profile as flame.test.mjs):
 //   main 100 ─┬─ idle 20 ── read 20 (kernel)
@@ -29,25 +29,10 @@ s 1 50 7 main;other
 const ROW = 18; // flame::ROW_PX
 const CPROG = 'bolt-perf/cprog';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function newPage() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await site.open();
   return { page, errors };
 }
 

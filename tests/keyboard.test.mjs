@@ -5,12 +5,10 @@
 // dialog that gives the focus back) — checking after every step that the focus is
 // not on <body>; and the rows of a table by keys. Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpusFiles, dropFiles, useSite } from './lib/harness.mjs';
 
 const PERF = ['bolt-perf/cprog/cprog.fp.perf.data', 'bolt-perf/cprog/cprog'];
 const INSTRPROF = 'llvm/irpgo-progA/irpgo-progA.profdata';
@@ -23,29 +21,11 @@ const VIEW = {
   summary: '.summary-view',
 };
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(files, format) {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  const dropped = await Promise.all(
-    files.map(async (rel) => ({ name: path.basename(rel), bytes: await readFile(path.join(corpus, rel)) })),
-  );
-  await dropFiles(page, dropped);
+  const { page, errors } = await site.open();
+  await dropFiles(page, await corpusFiles(files));
   await page.locator('[role=status]').filter({ hasText: format }).waitFor({ timeout: 30000 });
   await page.locator('[role=tablist] [role=tab][aria-selected=true]').waitFor();
   return { page, errors };

@@ -6,12 +6,12 @@
 // and the timeline's time axis and bars on a small recording. Run `npm run build`
 // first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, useSite } from './lib/harness.mjs';
 
 const INSTRPROF = 'llvm/irpgo-progA/irpgo-progA.profdata';
 const PERF = 'bolt-perf/cprog/cprog.fp.perf.data';
@@ -23,29 +23,11 @@ const SIZES = [
   [1920, 1080],
 ];
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(files, format, tab) {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  const dropped = await Promise.all(
-    files.map(async (rel) => ({ name: path.basename(rel), bytes: await readFile(path.join(corpus, rel)) })),
-  );
-  await dropFiles(page, dropped);
+  const { page, errors } = await site.open();
+  await dropFiles(page, await corpusFiles(files));
   await page.locator('[role=status]').filter({ hasText: format }).waitFor({ timeout: 30000 });
   if (tab) {
     await page.getByRole('tab', { name: tab, exact: true }).click();

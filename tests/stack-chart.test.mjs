@@ -2,10 +2,10 @@
 // `#pgolens-stacks` text, web/worker/src/synthetic.rs) whose samples come 10 ms
 // apart, so every box's place and length is known. Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { dropFiles, launch, serve } from './lib/harness.mjs';
+import { dropFiles, useSite } from './lib/harness.mjs';
 
 // Times in ns: main throughout; work → compute for the first two samples, then
 // work → memcpy, then idle, then work alone.
@@ -20,26 +20,10 @@ s 0 40000000 1 main;work@prog
 const AXIS = 20; // stack_chart_view::AXIS_PX
 const ROW = 18; // flame::ROW_PX
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function openChart() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.setViewportSize({ width: 1200, height: 800 });
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await site.open({ width: 1200, height: 800 });
   await dropFiles(page, [{ name: 'timed.stacks', bytes: Buffer.from(PROFILE) }]);
   await page.locator('[role=status]').filter({ hasText: 'pgolens-stacks' }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Stack chart' }).click();

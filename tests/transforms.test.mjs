@@ -4,10 +4,10 @@
 // flame graph and the Functions table, and the whole list in the link. Merging is
 // in call-tree.test.mjs. Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { dropFiles, launch, serve } from './lib/harness.mjs';
+import { dropFiles, useSite } from './lib/harness.mjs';
 
 // 100 samples' weight. Top-down:
 //   main 100 ─┬─ c 70 (self 40) ── memcpy 30
@@ -23,25 +23,10 @@ s 0 3 40 main;c@prog
 `;
 const STACKS = { name: 'transforms.stacks', bytes: Buffer.from(PROFILE) };
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function openCallTree() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await site.open();
   await dropFiles(page, [STACKS]);
   await page.locator('[role=status]').filter({ hasText: 'pgolens-stacks' }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Call tree' }).click();

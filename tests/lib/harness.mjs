@@ -1,12 +1,14 @@
 // What the browser tests and the page benchmark share: a static server for dist/
-// on a free loopback port, Debian's chromium driven by playwright-core, and readers
+// on a free loopback port, Debian's chromium driven by playwright-core, a test
+// file's site (both, and tabs with the demo open), corpus files to drop, and readers
 // of the references the tests compare with (a .proftext's records, a file's
 // fingerprint as links name it).
 
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +100,40 @@ export async function launch() {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One test file's site: a server and a Chromium for all its tests, closed after
+ * them. `open({ width, height })` gives a new tab (of that size, if given) on the
+ * site with its demo decoded, and the list the page's errors go to.
+ */
+export function useSite() {
+  const site = {};
+  before(async () => {
+    site.server = await serve();
+    site.browser = await launch();
+  });
+  after(async () => {
+    await site.browser?.close();
+    await site.server?.close();
+  });
+  site.open = async ({ width, height } = {}) => {
+    const page = await site.browser.context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e));
+    if (width && height) await page.setViewportSize({ width, height });
+    await page.goto(site.server.url);
+    await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+    return { page, errors };
+  };
+  return site;
+}
+
+/** Corpus files (paths under tests/corpus/) as files to drop: [{ name, bytes }]. */
+export function corpusFiles(rels) {
+  return Promise.all(
+    rels.map(async (rel) => ({ name: path.basename(rel), bytes: await readFile(path.join(corpus, rel)) })),
+  );
 }
 
 /**
