@@ -224,9 +224,7 @@ pub struct StackProfile {
     dsos: Vec<String>,
     dso_index: BTreeMap<String, u32>,
     // The prefix tree; entry 0 is the root.
-    parent: Vec<NodeId>,
-    frame: Vec<FrameId>,
-    node_table: IdTable,
+    nodes: NodeTable,
     // The samples.
     leaf: Vec<NodeId>,
     time: Vec<u64>,
@@ -248,7 +246,7 @@ struct Index {
 
 impl StackProfile {
     pub fn new() -> StackProfile {
-        StackProfile { parent: vec![ROOT], frame: vec![NO_FRAME], ..StackProfile::default() }
+        StackProfile { nodes: NodeTable::new(), ..StackProfile::default() }
     }
 
     /// Adds a named event (`cycles`, `instructions:u`); returns its index.
@@ -334,26 +332,15 @@ impl StackProfile {
     /// The node for `frame` called from `parent`, created if new; `None` for an
     /// unknown parent or frame.
     pub fn child(&mut self, parent: NodeId, frame: FrameId) -> Option<NodeId> {
-        if parent as usize >= self.parent.len() || frame as usize >= self.frames.len() {
+        if parent as usize >= self.nodes.parent.len() || frame as usize >= self.frames.len() {
             return None;
         }
-        let hash = node_hash(parent, frame);
-        let Self { parent: parents, frame: frames, node_table, .. } = self;
-        let next = u32::try_from(parents.len()).ok()?;
-        let (id, new) = node_table.find_or_insert(
-            hash,
-            |id| parents.get(id as usize) == Some(&parent) && frames.get(id as usize) == Some(&frame),
-            next,
-            |id| {
-                node_hash(parents.get(id as usize).copied().unwrap_or(0), frames.get(id as usize).copied().unwrap_or(0))
-            },
-        );
-        if new {
-            parents.push(parent);
-            frames.push(frame);
+        let known = self.nodes.parent.len();
+        let id = self.nodes.child(parent, frame);
+        if self.nodes.parent.len() > known {
             self.index = OnceCell::new();
         }
-        Some(id)
+        (id != transform::DROPPED).then_some(id)
     }
 
     /// The node of a whole stack, frames from the root (outermost caller) to the leaf.
@@ -364,7 +351,7 @@ impl StackProfile {
     /// Adds a sample whose stack ends at `leaf`; `None` for an unknown node or event.
     pub fn push_sample_at(&mut self, event: u32, time: u64, weight: u64, leaf: NodeId) -> Option<()> {
         let event = u16::try_from(event).ok().filter(|&e| usize::from(e) < self.events.len())?;
-        if leaf as usize >= self.parent.len() {
+        if leaf as usize >= self.nodes.parent.len() {
             return None;
         }
         // Weights stay unstored while every sample weighs 1 (counted samples, the
@@ -419,7 +406,7 @@ impl StackProfile {
 
     /// Prefix-tree nodes, the root included.
     pub fn node_count(&self) -> usize {
-        self.parent.len()
+        self.nodes.parent.len()
     }
 
     /// The first and last sample times, over all events.
@@ -432,15 +419,15 @@ impl StackProfile {
     fn index(&self) -> &Index {
         self.index.get_or_init(|| {
             let rank = frame_ranks(&self.frames);
-            let order = preorder(&self.parent, &self.frame, &rank);
-            let outermost = outermost(&order, &self.parent, &self.frame, self.frames.len());
+            let order = preorder(&self.nodes.parent, &self.nodes.frame, &rank);
+            let outermost = outermost(&order, &self.nodes.parent, &self.nodes.frame, self.frames.len());
             Index { rank, order, outermost }
         })
     }
 
     /// Self weight of every prefix node under `filter`, and the total weight.
     fn self_weights(&self, filter: &Filter) -> (Vec<u64>, u64) {
-        let mut acc = vec![0u64; self.parent.len()];
+        let mut acc = vec![0u64; self.nodes.parent.len()];
         let mut total = 0u64;
         let Ok(event) = u16::try_from(filter.event) else { return (acc, 0) };
         let samples = self.leaf.iter().zip(self.weights()).zip(self.sample_events()).zip(&self.time);
@@ -463,8 +450,8 @@ impl StackProfile {
         let index = self.index();
         if filter.transforms.is_empty() {
             return Shape {
-                parent: Cow::Borrowed(&self.parent),
-                frame: Cow::Borrowed(&self.frame),
+                parent: Cow::Borrowed(&self.nodes.parent),
+                frame: Cow::Borrowed(&self.nodes.frame),
                 order: Cow::Borrowed(&index.order),
                 outermost: Some(&index.outermost),
                 map: None,
@@ -473,7 +460,7 @@ impl StackProfile {
             };
         }
         let frames = &self.frames;
-        let derived = transform::derive(&self.parent, &self.frame, &filter.transforms, |f| {
+        let derived = transform::derive(&self.nodes.parent, &self.nodes.frame, &filter.transforms, |f| {
             frames.get(f as usize).and_then(|x| x.dso)
         });
         let mut weights = vec![0u64; derived.nodes.parent.len()];
@@ -744,6 +731,7 @@ fn totals(parent: &[NodeId], self_w: &[u64]) -> Vec<u64> {
 }
 
 /// A tree whose nodes are interned by (parent, frame); node 0 is the root.
+#[derive(Debug, Default)]
 struct NodeTable {
     parent: Vec<NodeId>,
     frame: Vec<FrameId>,
