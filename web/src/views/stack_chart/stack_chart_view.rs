@@ -139,7 +139,17 @@ pub fn StackChartView(props: &Props) -> Html {
     {
         let (canvas, chart, names, sel) =
             (canvas.clone(), props.chart.clone(), props.names.clone(), props.selected_frame);
-        let deps = (chart.clone(), names.clone(), sel, size.0.to_bits(), size.1.to_bits());
+        // By pointer, as the flame canvas does: comparing the boxes and names by value
+        // on every render (each hover) would cost what the chart holds.
+        let ptr = |p: Option<*const ()>| p.map_or(0, |p| p as usize);
+        let deps = (
+            ptr(chart.as_ref().map(|c| Rc::as_ptr(c).cast())),
+            ptr(names.as_ref().map(|n| Rc::as_ptr(n).cast())),
+            sel,
+            props.origin,
+            size.0.to_bits(),
+            size.1.to_bits(),
+        );
         let origin = props.origin;
         use_effect_with(deps, move |_| {
             if let (Some(c), Some(chart)) = (canvas.cast::<HtmlCanvasElement>(), chart.as_deref()) {
