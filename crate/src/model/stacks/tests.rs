@@ -1,0 +1,212 @@
+//! Tests of the stack model's queries on hand-built profiles.
+
+#![allow(clippy::cast_possible_truncation)]
+
+use super::*;
+
+/// main → a → b (3), main → a (1), main → c → b (2), main → a → a → b (4) on
+/// event 0 at times 0..; one sample of event 1.
+fn profile() -> (StackProfile, [FrameId; 4]) {
+    let mut p = StackProfile::new();
+    let cycles = p.add_event("cycles");
+    let other = p.add_event("instructions");
+    let main = p.frame("main", Some("prog"), FrameKind::User);
+    let a = p.frame("a", Some("prog"), FrameKind::User);
+    let b = p.frame("b", Some("libc.so"), FrameKind::User);
+    let c = p.frame("c", None, FrameKind::Kernel);
+    assert_eq!(p.frame("a", Some("prog"), FrameKind::User), a, "interned");
+    p.push_sample(cycles, 0, 3, &[main, a, b]).unwrap();
+    p.push_sample(cycles, 10, 1, &[main, a]).unwrap();
+    p.push_sample(cycles, 20, 2, &[main, c, b]).unwrap();
+    p.push_sample(cycles, 30, 4, &[main, a, a, b]).unwrap();
+    p.push_sample(other, 5, 100, &[main]).unwrap();
+    (p, [main, a, b, c])
+}
+
+fn all(event: u32) -> Filter {
+    Filter { event, ..Filter::default() }
+}
+
+#[test]
+fn unit_weights_are_not_stored_until_another_weight_comes() {
+    let mut p = StackProfile::new();
+    p.add_event("cycles");
+    let main = p.frame("main", None, FrameKind::User);
+    let a = p.frame("a", None, FrameKind::User);
+    p.push_sample(0, 0, 1, &[main]).unwrap();
+    p.push_sample(0, 1, 1, &[main, a]).unwrap();
+    assert!(p.weight.is_empty());
+    p.push_sample(0, 2, 5, &[main, a]).unwrap();
+    p.push_sample(0, 3, 1, &[main]).unwrap();
+    assert_eq!(p.weight, vec![1, 1, 5, 1]);
+    assert!(p.event.is_empty(), "all samples of event 0");
+    let tree = p.call_tree(&all(0));
+    assert_eq!(tree.total(), 8);
+    assert_eq!(p.timeline(&all(0), 4).bins, vec![1, 1, 5, 1]);
+    // A sample of another event makes the events stored.
+    p.add_event("instructions");
+    p.push_sample(1, 3, 2, &[main, a]).unwrap();
+    assert_eq!(p.event, vec![0, 0, 0, 0, 1]);
+    assert_eq!(p.call_tree(&all(0)).total(), 8);
+    assert_eq!(p.call_tree(&all(1)).total(), 2);
+}
+
+fn named(p: &StackProfile, t: &CallTree) -> Vec<(u32, String, u64, u64)> {
+    t.nodes
+        .iter()
+        .map(|n| {
+            let name = p.frame_info(n.frame).map_or_else(|| String::from("<root>"), |f| f.name.clone());
+            (n.depth, name, n.total, n.self_weight)
+        })
+        .collect()
+}
+
+fn rows(v: &[(u32, &str, u64, u64)]) -> Vec<(u32, String, u64, u64)> {
+    v.iter().map(|&(d, n, t, s)| (d, String::from(n), t, s)).collect()
+}
+
+#[test]
+fn the_prefix_tree_shares_prefixes_and_rejects_unknown_ids() {
+    let (mut p, [main, ..]) = profile();
+    // root, main, a, b, c, b (under c), a (under a), b (under a a)
+    assert_eq!(p.node_count(), 8);
+    assert_eq!(p.sample_count(), 5);
+    assert_eq!(p.push_sample(0, 0, 1, &[main, 99]), None);
+    assert_eq!(p.push_sample(7, 0, 1, &[main]), None);
+    assert_eq!(p.push_sample_at(0, 0, 1, 1000), None);
+    assert_eq!(p.frame_dso(2), Some("libc.so"));
+    assert_eq!(p.frame_dso(3), None);
+    assert_eq!(p.time_range(), Some((0, 30)));
+}
+
+#[test]
+fn the_call_tree_merges_paths_in_preorder_with_siblings_by_name() {
+    let (p, _) = profile();
+    let t = p.call_tree(&all(0));
+    assert_eq!(
+        named(&p, &t),
+        rows(&[
+            (0, "<root>", 10, 0),
+            (1, "main", 10, 0),
+            (2, "a", 8, 1),
+            (3, "a", 4, 0),
+            (4, "b", 4, 4),
+            (3, "b", 3, 3),
+            (2, "c", 2, 0),
+            (3, "b", 2, 2),
+        ])
+    );
+    assert_eq!(t.total(), 10);
+    assert_eq!(t.nodes[4].parent, 3);
+    let (a, b) = (1, 2);
+    assert_eq!(t.path(4), vec![0, a, a, b]);
+    // The other event sees only its sample.
+    assert_eq!(named(&p, &p.call_tree(&all(1))), rows(&[(0, "<root>", 100, 0), (1, "main", 100, 100)]));
+    // A time range keeps the samples in it (10 and 20).
+    let t = p.call_tree(&Filter { event: 0, time: Some(10..21), ..Filter::default() });
+    assert_eq!(
+        named(&p, &t),
+        rows(&[(0, "<root>", 3, 0), (1, "main", 3, 0), (2, "a", 1, 1), (2, "c", 2, 0), (3, "b", 2, 2)])
+    );
+    assert_eq!(p.call_tree(&all(5)).total(), 0);
+}
+
+#[test]
+fn the_inverted_tree_starts_at_the_leaves() {
+    let (p, _) = profile();
+    let t = p.inverted(&all(0));
+    assert_eq!(
+        named(&p, &t),
+        rows(&[
+            (0, "<root>", 10, 0),
+            (1, "a", 1, 1),
+            (2, "main", 1, 0),
+            (1, "b", 9, 9),
+            (2, "a", 7, 0),
+            (3, "a", 4, 0),
+            (4, "main", 4, 0),
+            (3, "main", 3, 0),
+            (2, "c", 2, 0),
+            (3, "main", 2, 0),
+        ])
+    );
+}
+
+#[test]
+fn functions_count_a_recursive_frame_once_per_stack() {
+    let (p, [main, a, b, c]) = profile();
+    let mut f = p.functions(&all(0));
+    f.sort_by_key(|s| s.frame);
+    assert_eq!(
+        f,
+        vec![
+            FunctionStats { frame: main, self_weight: 0, total: 10 },
+            FunctionStats { frame: a, self_weight: 1, total: 8 },
+            FunctionStats { frame: b, self_weight: 9, total: 9 },
+            FunctionStats { frame: c, self_weight: 0, total: 2 },
+        ]
+    );
+    let f = p.functions(&Filter { event: 0, time: Some(20..31), ..Filter::default() });
+    assert_eq!(f.iter().map(|s| (s.frame, s.total)).collect::<Vec<_>>(), vec![(main, 6), (a, 4), (b, 6), (c, 2)]);
+}
+
+#[test]
+fn the_sandwich_shows_callers_and_callees() {
+    let (p, [_, a, ..]) = profile();
+    let s = p.sandwich(&all(0), a);
+    // Callers from the innermost a: a ← main (1+3), a ← a ← main (4); a is the
+    // leaf of one stack (1): its self weight, as in the callees.
+    assert_eq!(
+        named(&p, &s.callers),
+        rows(&[(0, "<root>", 8, 0), (1, "a", 8, 1), (2, "a", 4, 0), (3, "main", 4, 0), (2, "main", 4, 0)])
+    );
+    // Callees from the outermost a: a (1), a → b (3), a → a → b (4).
+    assert_eq!(
+        named(&p, &s.callees),
+        rows(&[(0, "<root>", 8, 0), (1, "a", 8, 1), (2, "a", 4, 0), (3, "b", 4, 4), (2, "b", 3, 3)])
+    );
+    assert_eq!(p.sandwich(&all(0), 99).callers.total(), 0);
+}
+
+#[test]
+fn search_reports_the_share_of_stacks_holding_a_match() {
+    let (p, [_, a, b, c]) = profile();
+    let s = p.search(&all(0), "C");
+    assert_eq!(s, SearchResult { frames: vec![c], weight: 2, total: 10 });
+    let s = p.search(&all(0), "/^a$|^c/");
+    assert_eq!(s, SearchResult { frames: vec![a, c], weight: 10, total: 10 });
+    assert_eq!(p.search(&all(0), "b").weight, 9);
+    assert_eq!(p.search(&all(0), "b").frames, vec![b]);
+    assert_eq!(p.search(&all(0), "").frames, Vec::<u32>::new());
+    assert!(matches("/st.*push$/", "std::vec::push"));
+    assert!(!matches("/^vec/", "std::vec"));
+    assert!(matches("VEC", "std::vec"));
+    assert!(matches("a*b", "xa*by"), "plain patterns are literal");
+}
+
+#[test]
+fn the_timeline_buckets_weight_by_time() {
+    let (p, _) = profile();
+    assert_eq!(p.timeline(&all(0), 4), Timeline { start: 0, end: 31, bins: vec![3, 1, 2, 4] });
+    assert_eq!(p.timeline(&Filter { event: 0, time: Some(10..20), ..Filter::default() }, 2).bins, vec![1, 0]);
+    assert_eq!(p.timeline(&all(1), 2).bins, vec![100, 0]);
+    assert_eq!(StackProfile::new().timeline(&all(0), 3).bins, vec![0, 0, 0]);
+}
+
+#[test]
+fn the_hash_tables_grow() {
+    let mut p = StackProfile::new();
+    let e = p.add_event("cycles");
+    let frames: Vec<FrameId> = (0..500).map(|i| p.frame(&alloc::format!("f{i}"), None, FrameKind::User)).collect();
+    for (i, w) in frames.windows(3).enumerate() {
+        p.push_sample(e, i as u64, 1, w).unwrap();
+    }
+    assert_eq!(p.frames().len(), 500);
+    for (i, w) in frames.windows(3).enumerate() {
+        p.push_sample(e, i as u64, 1, w).unwrap();
+    }
+    // 498 distinct stacks of 3 frames: 498 roots' children, each with one chain.
+    assert_eq!(p.node_count(), 1 + 3 * 498);
+    assert_eq!(p.call_tree(&all(e)).total(), 996);
+    assert_eq!(p.functions(&all(e)).iter().map(|f| f.total).max(), Some(6));
+}
