@@ -2,6 +2,14 @@
 //! through the process's maps as perf resolves it, and symbolized from the
 //! binaries the user dropped.
 //!
+//! The recording is read once, into [`PerfStacks`]: the stacks with one frame per
+//! address (what is shown before any binary arrives), and where each address lies
+//! (a DSO and a file offset, or a kernel address). Symbolizing
+//! ([`Addresses::symbolize`]) then names those frames without reading the
+//! recording again; only `--call-graph dwarf` recordings, whose user stacks are
+//! unwound with the binaries' call-frame information, need the records again
+//! ([`Addresses::unwinds`]).
+//!
 //! Frames, leaf first, for one address:
 //! - a dropped binary matches the map's DSO (build id, else file name): its
 //!   function, with inlined callers from DWARF (innermost first); `[unknown]` where
@@ -27,77 +35,201 @@ use crate::formats::perf::{PerfData, Record};
 use crate::symbolize::unwind::{self, Unwinder};
 use crate::symbolize::{self, Address, Symbolizer};
 
-/// Builds the stack profile; `progress(done, total)` is called every few thousand records.
-pub fn stack_profile<'s>(
+/// Builds the stack profile named by `symbolizer`; `progress(done, total)` is called
+/// every few thousand records.
+pub fn stack_profile(
     perf: &PerfData<'_>,
-    symbolizer: &Symbolizer<'s>,
-    mut progress: impl FnMut(usize, usize),
+    symbolizer: &Symbolizer<'_>,
+    progress: impl FnMut(usize, usize),
 ) -> Result<StackProfile> {
-    let mut profile = StackProfile::new();
-    profile.reserve_samples(perf.sample_count());
-    let events: Vec<u32> = perf.events.iter().map(|e| profile.add_event(&e.name)).collect();
-    let mut machine = Machine::new(perf);
-    let mut resolver = Resolver { cache: BTreeMap::new(), arena: Vec::new(), unwinder: Unwinder::new() };
-    let mut chains = ChainCache::default();
-    let mut key: Vec<u64> = Vec::new();
-    let total = perf.record_count();
-    let mut done = 0usize;
-    let mut stack: Vec<FrameId> = Vec::new();
-    perf.for_each_in_time_order(|position| {
-        if done % 8192 == 0 {
-            progress(done, total);
-        }
-        done = done.saturating_add(1);
-        let record = perf.record_at(position)?;
-        machine.apply(&record);
-        let Record::Sample(sample) = &record.record else { return Ok(()) };
-        let Some(&event) = events.get(sample.event) else { return Ok(()) };
-        // Most samples repeat a call chain seen before: find its leaf node by the raw
-        // chain (and the address space it is resolved in), and resolve only new ones.
-        // The sample's address space, looked up once for the key and the frames.
-        let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
-        key.clear();
-        key.push(maps.map_or(u64::MAX, |m| m as u64));
-        key.push(u64::from(sample.cpumode()));
-        match sample.callchain {
-            Some(chain) => key.extend(chain.iter()),
-            None => key.push(sample.ip.unwrap_or(0)),
-        }
-        // A copied user stack (`--call-graph dwarf`) is unwound with the binaries'
-        // call-frame information; the return addresses found extend the chain.
-        let unwound = resolver.unwind_user_stack(&machine, symbolizer, sample, maps);
-        if !unwound.is_empty() {
-            key.push(UNWOUND);
-            key.extend_from_slice(&unwound);
-        }
-        let leaf = match chains.get(&key) {
-            Some(leaf) => leaf,
-            None => {
-                stack.clear();
-                resolver.sample_frames(&mut profile, &machine, symbolizer, sample, maps, &mut stack);
-                for &address in &unwound {
-                    resolver.address_frames(&mut profile, &machine, symbolizer, maps, misc::USER, address, &mut stack);
-                }
-                stack.reverse();
-                let Some(leaf) = profile.stack(&stack) else { return Ok(()) };
-                chains.insert(&key, leaf);
-                leaf
+    let stacks = PerfStacks::read(perf, symbolizer, progress)?;
+    let names = symbolizer.binaries().next().is_some() || symbolizer.kallsyms().is_some();
+    Ok(if names { stacks.symbolize(symbolizer) } else { stacks.into_profile() })
+}
+
+/// A recording's stacks, one frame per address, and where each address lies.
+#[derive(Debug)]
+pub struct PerfStacks {
+    /// What is shown unsymbolized, and what [`Addresses::symbolize`] names.
+    pub profile: StackProfile,
+    pub addresses: Addresses,
+}
+
+/// Where the frames of a [`PerfStacks`] profile lie.
+#[derive(Debug, Default)]
+pub struct Addresses {
+    /// Per frame of the profile.
+    locations: Vec<Location>,
+    /// The DSOs locations point into: path and build id (when the recording has it).
+    dsos: Vec<(String, Option<Vec<u8>>)>,
+    /// Some sample carried a user stack copy (`--call-graph dwarf`).
+    stack_copies: bool,
+}
+
+/// Where the address of a frame lies.
+#[derive(Clone, Copy, Debug)]
+enum Location {
+    /// In a file-backed map: `dso` indexes [`Addresses::dsos`].
+    File {
+        dso: u32,
+        offset: u64,
+    },
+    Kernel {
+        address: u64,
+    },
+    /// Anonymous or special maps and unmapped addresses: the frame stays as it is.
+    Fixed,
+}
+
+impl PerfStacks {
+    /// Reads the recording's samples in perf's time order. `unwinding` is only used
+    /// for the call-frame information of `--call-graph dwarf` stack copies.
+    pub fn read(
+        perf: &PerfData<'_>,
+        unwinding: &Symbolizer<'_>,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<PerfStacks> {
+        let mut stacks = PerfStacks { profile: StackProfile::new(), addresses: Addresses::default() };
+        stacks.profile.reserve_samples(perf.sample_count());
+        let events: Vec<u32> = perf.events.iter().map(|e| stacks.profile.add_event(&e.name)).collect();
+        let mut machine = Machine::new(perf);
+        let mut resolver = Resolver { cache: BTreeMap::new(), dso_index: BTreeMap::new(), unwinder: Unwinder::new() };
+        let mut chains = ChainCache::default();
+        let mut key: Vec<u64> = Vec::new();
+        let total = perf.record_count();
+        let mut done = 0usize;
+        let mut stack: Vec<FrameId> = Vec::new();
+        perf.for_each_in_time_order(|position| {
+            if done % 8192 == 0 {
+                progress(done, total);
             }
-        };
-        profile.push_sample_at(event, sample.time.unwrap_or(0), 1, leaf);
-        Ok(())
-    })?;
-    progress(total, total);
-    Ok(profile)
+            done = done.saturating_add(1);
+            let record = perf.record_at(position)?;
+            machine.apply(&record);
+            let Record::Sample(sample) = &record.record else { return Ok(()) };
+            let Some(&event) = events.get(sample.event) else { return Ok(()) };
+            // Most samples repeat a call chain seen before: find its leaf node by the raw
+            // chain (and the address space it is resolved in), and resolve only new ones.
+            // The sample's address space, looked up once for the key and the frames.
+            let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
+            key.clear();
+            key.push(maps.map_or(u64::MAX, |m| m as u64));
+            key.push(u64::from(sample.cpumode()));
+            match sample.callchain {
+                Some(chain) => key.extend(chain.iter()),
+                None => key.push(sample.ip.unwrap_or(0)),
+            }
+            // A copied user stack (`--call-graph dwarf`) is unwound with the binaries'
+            // call-frame information; the return addresses found extend the chain.
+            stacks.addresses.stack_copies |= sample.stack_user.is_some();
+            let unwound = resolver.unwind_user_stack(&machine, unwinding, sample, maps);
+            if !unwound.is_empty() {
+                key.push(UNWOUND);
+                key.extend_from_slice(&unwound);
+            }
+            let leaf = match chains.get(&key) {
+                Some(leaf) => leaf,
+                None => {
+                    stack.clear();
+                    resolver.sample_frames(&mut stacks, &machine, sample, maps, &mut stack);
+                    for &address in &unwound {
+                        stack.push(resolver.address_frame(&mut stacks, &machine, maps, misc::USER, address));
+                    }
+                    stack.reverse();
+                    let Some(leaf) = stacks.profile.stack(&stack) else { return Ok(()) };
+                    chains.insert(&key, leaf);
+                    leaf
+                }
+            };
+            stacks.profile.push_sample_at(event, sample.time.unwrap_or(0), 1, leaf);
+            Ok(())
+        })?;
+        progress(total, total);
+        Ok(stacks)
+    }
+
+    /// The stacks named by `symbolizer` (see [`Addresses::symbolize`]).
+    pub fn symbolize(&self, symbolizer: &Symbolizer<'_>) -> StackProfile {
+        self.addresses.symbolize(&self.profile, symbolizer)
+    }
+
+    pub fn into_profile(self) -> StackProfile {
+        self.profile
+    }
+
+    /// Interns the frame of an address, recording where it lies.
+    fn frame(&mut self, name: &str, dso: Option<&str>, kind: FrameKind, location: Location) -> FrameId {
+        let id = self.profile.frame(name, dso, kind);
+        if id as usize == self.addresses.locations.len() {
+            self.addresses.locations.push(location);
+        }
+        id
+    }
+}
+
+impl Addresses {
+    /// Whether new binaries change the stacks themselves, not only their names: user
+    /// stack copies are unwound with the binaries' call-frame information, so the
+    /// recording must be read again ([`PerfStacks::read`]) with them.
+    pub fn unwinds(&self) -> bool {
+        self.stack_copies
+    }
+
+    /// `profile` (the [`PerfStacks`] profile these addresses are of) named by
+    /// `symbolizer`'s binaries and kallsyms (see the module documentation), without
+    /// the recording.
+    pub fn symbolize(&self, profile: &StackProfile, symbolizer: &Symbolizer<'_>) -> StackProfile {
+        profile.relabel(|out, id, frame, frames| {
+            let dso_name = || frame.dso.and_then(|d| profile.dsos().get(d as usize)).map(String::as_str);
+            match self.locations.get(id as usize).copied().unwrap_or(Location::Fixed) {
+                Location::Kernel { address } => {
+                    let named = symbolizer.kallsyms().and_then(|k| k.symbol_for(address));
+                    let name = named.map_or(frame.name.as_str(), |s| s.name);
+                    frames.push(out.frame(name, dso_name(), FrameKind::Kernel));
+                }
+                Location::File { dso, offset } => {
+                    let Some((path, build_id)) = self.dsos.get(dso as usize) else { return };
+                    // Without a build id in the recording (pipe mode), perf reads the
+                    // file's own and finds its separate debug file by it: the binary of
+                    // that name says which build id to look for.
+                    let build_id = build_id.as_deref().or_else(|| symbolizer.find(path, None)?.build_id());
+                    let at = Address::FileOffset(offset);
+                    match symbolizer.resolve(path, build_id, at) {
+                        Some(named) if named.is_empty() => {
+                            frames.push(out.frame("[unknown]", dso_name(), FrameKind::Unknown));
+                        }
+                        // Innermost first: the function comes last, and first on the stack.
+                        Some(named) => {
+                            for f in named.iter().rev() {
+                                let kind = if f.inlined { FrameKind::Inlined } else { FrameKind::User };
+                                let known = out.frames().len();
+                                let new_id = out.frame(&f.function, dso_name(), kind);
+                                // A new function: its raw name and source line, looked up once.
+                                if !f.inlined && out.frames().len() > known {
+                                    if let Some(o) = symbolizer.origin(path, build_id, at) {
+                                        out.describe(new_id, &o.raw, o.file.as_deref(), o.line);
+                                    }
+                                }
+                                frames.push(new_id);
+                            }
+                        }
+                        None => frames.push(out.frame(&frame.name, dso_name(), frame.kind)),
+                    }
+                }
+                Location::Fixed => frames.push(out.frame(&frame.name, dso_name(), frame.kind)),
+            }
+        })
+    }
 }
 
 /// Separates a chain from the addresses unwound from its stack copy in a cache key.
 const UNWOUND: u64 = u64::MAX;
 
-/// Frames per (address space, cpumode, address), computed once.
+/// The frame per (address space, cpumode, address), computed once.
 struct Resolver<'s> {
-    cache: BTreeMap<(usize, u16, u64), (u32, u32)>,
-    arena: Vec<FrameId>,
+    cache: BTreeMap<(usize, u16, u64), FrameId>,
+    /// [`Addresses::dsos`] by path and build id.
+    dso_index: BTreeMap<(String, Option<Vec<u8>>), u32>,
     unwinder: Unwinder<'s>,
 }
 
@@ -135,9 +267,8 @@ impl<'s> Resolver<'s> {
     /// Appends the sample's frames, leaf first.
     fn sample_frames(
         &mut self,
-        profile: &mut StackProfile,
+        stacks: &mut PerfStacks,
         machine: &Machine,
-        symbolizer: &Symbolizer<'_>,
         sample: &Sample<'_>,
         maps: Option<usize>,
         out: &mut Vec<FrameId>,
@@ -157,124 +288,112 @@ impl<'s> Resolver<'s> {
                         };
                         continue;
                     }
-                    self.address_frames(profile, machine, symbolizer, maps, cpumode, address, out);
+                    out.push(self.address_frame(stacks, machine, maps, cpumode, address));
                 }
             }
             None => {
                 if let Some(ip) = sample.ip {
-                    self.address_frames(profile, machine, symbolizer, maps, cpumode, ip, out);
+                    out.push(self.address_frame(stacks, machine, maps, cpumode, ip));
                 }
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn address_frames(
+    /// The frame of one address: named by where it lies, as it is shown unsymbolized.
+    fn address_frame(
         &mut self,
-        profile: &mut StackProfile,
+        stacks: &mut PerfStacks,
         machine: &Machine,
-        symbolizer: &Symbolizer<'_>,
         maps: Option<usize>,
         cpumode: u16,
         address: u64,
-        out: &mut Vec<FrameId>,
-    ) {
+    ) -> FrameId {
         let kernel = matches!(cpumode, misc::KERNEL | misc::GUEST_KERNEL);
         let key = (if kernel { usize::MAX } else { maps.unwrap_or(usize::MAX - 1) }, cpumode, address);
-        if let Some(&(start, len)) = self.cache.get(&key) {
-            let range = start as usize..(start as usize).saturating_add(len as usize);
-            out.extend_from_slice(self.arena.get(range).unwrap_or(&[]));
-            return;
+        if let Some(&id) = self.cache.get(&key) {
+            return id;
         }
-        let start = self.arena.len();
-        let resolved = machine.resolve_in(maps, cpumode, address);
-        match resolved {
+        let id = match machine.resolve_in(maps, cpumode, address) {
             Some(r) if r.map.kind == MapKind::Kernel || kernel => {
                 let dso = "[kernel.kallsyms]";
-                let name = match symbolizer.kallsyms().and_then(|k| k.symbol_for(address)) {
-                    Some(symbol) => String::from(symbol.name),
-                    None => symbolize::dso_offset_label(dso, address),
-                };
-                let id = profile.frame(&name, Some(dso), FrameKind::Kernel);
-                self.arena.push(id);
+                let name = symbolize::dso_offset_label(dso, address);
+                stacks.frame(&name, Some(dso), FrameKind::Kernel, Location::Kernel { address })
             }
             Some(r) => {
                 let filename = String::from_utf8_lossy(r.filename);
-                let dso = symbolize::basename(&filename);
-                let frames = match r.map.kind {
-                    MapKind::File => symbolizer.resolve(&filename, r.build_id, Address::FileOffset(r.dso_relative)),
-                    _ => None,
+                let name = symbolize::dso_offset_label(&filename, r.dso_relative);
+                let location = if r.map.kind == MapKind::File {
+                    let build_id = r.build_id.map(<[u8]>::to_vec);
+                    let next = u32::try_from(stacks.addresses.dsos.len()).unwrap_or(u32::MAX);
+                    let dso = *self
+                        .dso_index
+                        .entry((String::from(filename.as_ref()), build_id.clone()))
+                        .or_insert_with(|| {
+                            stacks.addresses.dsos.push((String::from(filename.as_ref()), build_id));
+                            next
+                        });
+                    Location::File { dso, offset: r.dso_relative }
+                } else {
+                    Location::Fixed
                 };
-                match frames {
-                    Some(frames) if frames.is_empty() => {
-                        let id = profile.frame("[unknown]", Some(dso), FrameKind::Unknown);
-                        self.arena.push(id);
-                    }
-                    Some(frames) => {
-                        for frame in &frames {
-                            let kind = if frame.inlined { FrameKind::Inlined } else { FrameKind::User };
-                            let known = profile.frames().len();
-                            let id = profile.frame(&frame.function, Some(dso), kind);
-                            // A new function: its raw name and source line, looked up once.
-                            if !frame.inlined && profile.frames().len() > known {
-                                let at = Address::FileOffset(r.dso_relative);
-                                if let Some(o) = symbolizer.origin(&filename, r.build_id, at) {
-                                    profile.describe(id, &o.raw, o.file.as_deref(), o.line);
-                                }
-                            }
-                            self.arena.push(id);
-                        }
-                    }
-                    None => {
-                        let name = symbolize::dso_offset_label(&filename, r.dso_relative);
-                        let id = profile.frame(&name, Some(dso), FrameKind::User);
-                        self.arena.push(id);
-                    }
-                }
+                stacks.frame(&name, Some(symbolize::basename(&filename)), FrameKind::User, location)
             }
             None => {
                 let kind = if kernel { FrameKind::Kernel } else { FrameKind::Unknown };
-                let id = profile.frame(&format!("{address:#x}"), None, kind);
-                self.arena.push(id);
+                stacks.frame(&format!("{address:#x}"), None, kind, Location::Fixed)
             }
-        }
-        let len = self.arena.len().saturating_sub(start);
-        self.cache.insert(key, (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0)));
-        out.extend_from_slice(self.arena.get(start..).unwrap_or(&[]));
+        };
+        self.cache.insert(key, id);
+        id
     }
 }
 
-/// Leaf nodes by raw call chain: an open-addressing table over chains kept in one arena.
+/// Leaf nodes by raw call chain: an open-addressing table over chains kept end
+/// to end in one arena, each behind a header word (its length, and the tag its
+/// slot was chosen by). A hit costs two cache misses, the slot and the chain; a
+/// chain costs 8 bytes besides its words (and a slot of 8, at most half full).
 #[derive(Default)]
 struct ChainCache {
-    /// (hash, arena start, length, leaf); length 0 marks an empty slot.
-    slots: Vec<(u64, u32, u32, u32)>,
+    /// 0 marks an empty slot; else the chain's header position + 1 (low half) and
+    /// its leaf node (high half).
+    slots: Vec<u64>,
     arena: Vec<u64>,
     len: usize,
 }
 
 impl ChainCache {
-    fn hash(words: &[u64]) -> u64 {
-        // FxHash-style mixing: fast, and chains are not chosen by an adversary
-        // who gains anything from collisions (they only cost a comparison).
+    /// The chain's slot tag: FxHash-style mixing, fast, and chains are not chosen
+    /// by an adversary who gains anything from collisions (they only cost a
+    /// comparison); then folded so that the low bits, which the table keeps,
+    /// depend on every word.
+    #[allow(clippy::cast_possible_truncation)] // the low half is the point
+    fn tag(words: &[u64]) -> u32 {
         let mut h = words.len() as u64;
         for &w in words {
             h = (h.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
-        h
+        slot_of(h) as u32
     }
 
-    fn find(&self, hash: u64, words: &[u64]) -> core::result::Result<u32, usize> {
+    fn header(tag: u32, len: usize) -> u64 {
+        u64::from(tag) << 32 | (len as u64 & 0xffff_ffff)
+    }
+
+    /// The chain's leaf, or the empty slot where it would go.
+    fn find(&self, tag: u32, words: &[u64]) -> core::result::Result<u32, usize> {
         let mask = self.slots.len().wrapping_sub(1);
-        let mut i = slot_of(hash) & mask;
+        let header = Self::header(tag, words.len());
+        let mut i = tag as usize & mask;
         for _ in 0..self.slots.len() {
-            let Some(&(h, start, len, leaf)) = self.slots.get(i) else { break };
-            if len == 0 {
+            let Some(&slot) = self.slots.get(i) else { break };
+            if slot == 0 {
                 return Err(i);
             }
-            if h == hash {
-                let stored = self.arena.get(start as usize..(start as usize).saturating_add(len as usize));
-                if stored == Some(words) {
+            #[allow(clippy::cast_possible_truncation)] // the halves of the slot
+            let (at, leaf) = ((slot as u32).wrapping_sub(1) as usize, (slot >> 32) as u32);
+            if self.arena.get(at) == Some(&header) {
+                let end = at.saturating_add(1).saturating_add(words.len());
+                if self.arena.get(at.saturating_add(1)..end) == Some(words) {
                     return Ok(leaf);
                 }
             }
@@ -287,42 +406,52 @@ impl ChainCache {
         if self.slots.is_empty() {
             return None;
         }
-        self.find(Self::hash(words), words).ok()
+        self.find(Self::tag(words), words).ok()
     }
 
     fn insert(&mut self, words: &[u64], leaf: u32) {
         if self.len.saturating_mul(2) >= self.slots.len() {
             self.grow();
         }
-        let (Ok(start), Ok(len)) = (u32::try_from(self.arena.len()), u32::try_from(words.len())) else { return };
-        let hash = Self::hash(words);
-        if let Err(i) = self.find(hash, words) {
+        // Past 2^32 - 1 words of chains (a 32 GB recording), chains go uncached.
+        let Some(at) = u32::try_from(self.arena.len()).ok().and_then(|at| at.checked_add(1)) else { return };
+        let tag = Self::tag(words);
+        if let Err(i) = self.find(tag, words) {
             if let Some(slot) = self.slots.get_mut(i) {
-                *slot = (hash, start, len.max(1), leaf);
+                *slot = u64::from(leaf) << 32 | u64::from(at);
+                self.arena.push(Self::header(tag, words.len()));
                 self.arena.extend_from_slice(words);
                 self.len = self.len.saturating_add(1);
             }
         }
     }
 
+    /// Doubles the table, placing every chain again by the tag in its header.
     fn grow(&mut self) {
         let size = self.slots.len().saturating_mul(2).max(1024);
-        let old = core::mem::replace(&mut self.slots, alloc::vec![(0, 0, 0, 0); size]);
+        let old = core::mem::take(&mut self.slots);
+        self.slots = alloc::vec![0; size];
         let mask = size.wrapping_sub(1);
-        for entry in old.into_iter().filter(|e| e.2 != 0) {
-            let mut i = slot_of(entry.0) & mask;
-            while self.slots.get(i).is_some_and(|s| s.2 != 0) {
+        for slot in old.into_iter().filter(|&s| s != 0) {
+            #[allow(clippy::cast_possible_truncation)] // the halves of the slot and header
+            let tag = self.arena.get((slot as u32).wrapping_sub(1) as usize).map_or(0, |h| (h >> 32) as u32);
+            let mut i = tag as usize & mask;
+            while self.slots.get(i).is_some_and(|&s| s != 0) {
                 i = i.wrapping_add(1) & mask;
             }
-            if let Some(slot) = self.slots.get_mut(i) {
-                *slot = entry;
+            if let Some(place) = self.slots.get_mut(i) {
+                *place = slot;
             }
         }
     }
 }
 
-/// The low bits of a hash, as a table index (truncation is the point).
+/// A hash as a table index: its high half folded into the low one, which the
+/// table's mask keeps. (A product's low bits depend only on its factors' low bits:
+/// taken alone they cluster chains that differ in higher address bits, and the
+/// probes ran hundreds of slots long.)
 #[allow(clippy::cast_possible_truncation)]
 fn slot_of(hash: u64) -> usize {
-    hash as usize
+    let h = (hash ^ (hash >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    (h ^ (h >> 32)) as usize
 }

@@ -33,6 +33,7 @@ use core::cell::OnceCell;
 use core::ops::Range;
 
 mod chart;
+mod relabel;
 mod transform;
 pub use chart::StackChart;
 pub use transform::Transform;

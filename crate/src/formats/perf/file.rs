@@ -202,14 +202,13 @@ impl<'data> PerfData<'data> {
         let mut r = Reader::new(self.data, self.endian).sub_at(start, end.saturating_sub(start), "record stream")?;
         // Counting the records first (headers only) sizes the index exactly: in wasm,
         // memory never shrinks, and a doubling index would leave its old halves behind.
-        let mut count = 0usize;
-        let mut probe = r;
-        while let Ok((header, _)) = next_record(&mut probe) {
-            count = count.saturating_add(1);
-            // Where compressed records complete inner records is only in the index.
-            self.indexed |= header.kind == record::COMPRESSED || header.kind == record::COMPRESSED2;
-        }
+        // Unindexed reading skips that pass (a tenth of the decode of a 1 GB file).
         if self.indexed {
+            let mut count = 0usize;
+            let mut probe = r;
+            while next_record(&mut probe).is_ok() {
+                count = count.saturating_add(1);
+            }
             self.positions.reserve_exact(count);
         }
         let limit = self.data.len().saturating_mul(MAX_UNPACK_RATIO);
@@ -232,6 +231,17 @@ impl<'data> PerfData<'data> {
                 Err(e) => return Err(e),
             };
             if header.kind == record::COMPRESSED || header.kind == record::COMPRESSED2 {
+                // Where compressed records complete inner records is only in the
+                // index: the records before the first one are indexed now.
+                if !self.indexed {
+                    self.indexed = true;
+                    let mut before =
+                        Reader::new(self.data, self.endian).sub_at(start, at.saturating_sub(start), "records")?;
+                    while !before.is_empty() {
+                        self.positions.push(before.offset());
+                        next_record(&mut before)?;
+                    }
+                }
                 let Record::Compressed { zstd } = parse_body(header, &mut body)? else {
                     return Err(Error::malformed(at, "compressed record"));
                 };
