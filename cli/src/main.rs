@@ -6,10 +6,14 @@
 //! pgolens export FILE --to proftext [--binary ELF]
 //!                               a raw or indexed instrprof profile as `llvm-profdata merge --text`
 //!                               writes it; ELF: the instrumented binary of a correlated raw profile
-//! pgolens export FILE --to perf-script | perf-script-brstack [--binary ELF]... [--kallsyms FILE]
+//! pgolens export FILE --to perf-script | perf-script-brstack | folded
+//!                [--symfs DIR] [--binary ELF]... [--kallsyms FILE]
 //!                               a perf.data as `perf script -F comm,pid,tid,time,period,event,ip`
-//!                               (or `-F ip,brstack`) prints it; binaries and kallsyms name the
-//!                               call-chain frames where perf prints names (pipe mode)
+//!                               (or `-F ip,brstack`) prints it, or its stacks folded as
+//!                               `perf script | inferno-collapse-perf` writes them; the binaries
+//!                               (DIR + each recorded path, debug files by build id under
+//!                               DIR/usr/lib/debug/.build-id, DIR/proc/kallsyms) name frames, unwind
+//!                               `--call-graph dwarf` stacks and add their inline frames, as perf's
 //! pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]
 //!                               an LBR perf.data as `perf2bolt ELF -p FILE -o OUT.fdata` writes OUT,
 //!                               a pre-aggregated profile as `perf2bolt ELF --pa -p FILE` does
@@ -27,20 +31,19 @@
 //! ```
 
 mod bolt;
+mod perf;
 mod sample;
 mod share;
 mod spool;
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use pgolens::dump::{write_json, write_text};
-use pgolens::formats::perf::script::{write_script_with, ScriptError, ScriptFields};
-use pgolens::formats::perf::PerfData;
-use pgolens::symbolize::Symbolizer;
+use pgolens::formats::perf::script::ScriptFields;
 use pgolens::{Detection, Node};
 
-pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]\n       pgolens share FILE... -o OUT.html [--page PAGE.html] [--link FRAGMENT]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack|folded [--symfs DIR] [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]\n       pgolens share FILE... -o OUT.html [--page PAGE.html] [--link FRAGMENT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -201,44 +204,6 @@ fn print_json(data: &[u8], det: &Detection, node: &Node, fail: &Fail, out: &mut 
     out.write_all(b"}").map_err(io_error)
 }
 
-/// `perf script -F comm,pid,tid,time,period,event,ip` (or `-F ip,brstack`) text of
-/// a perf.data, streamed: it is several times the size of the file.
-/// Binaries (and a kallsyms file) name the frames where perf prints names (pipe
-/// mode); each binary is matched by build id, else by file name.
-fn export_perf_script(
-    path: &str,
-    fields: ScriptFields,
-    binaries: &[&String],
-    kallsyms: Option<&String>,
-) -> Result<(), String> {
-    let bytes = map(path)?;
-    let input = pgolens::open(&bytes).map_err(|e| format!("{path}: {e}"))?;
-    // One pass in time order: the record index is not needed.
-    let perf = PerfData::parse_unindexed(&input.data).map_err(|e| failed(path, &input, e))?;
-    let elves = binaries.iter().map(|b| map(b).map(|m| (b, m))).collect::<Result<Vec<_>, _>>()?;
-    let kallsyms = kallsyms.map(|k| read(k).map(|t| (k, t))).transpose()?;
-    let mut symbols = Symbolizer::new();
-    for (name, elf) in &elves {
-        symbols.add_binary(name, elf).map_err(|e| format!("{name}: {e}"))?;
-    }
-    if let Some((name, text)) = &kallsyms {
-        symbols.set_kallsyms(text).map_err(|e| format!("{name}: {e}"))?;
-    }
-    let symbols = (!elves.is_empty() || kallsyms.is_some()).then_some(&symbols);
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let written = match write_script_with(&perf, fields, symbols, |chunk| out.write_all(chunk)) {
-        Ok(()) => out.flush(),
-        Err(ScriptError::Decode(e)) => return Err(failed(path, &input, e)),
-        Err(ScriptError::Sink(e)) => Err(e),
-    };
-    match written {
-        // `| head` closed the pipe: what was asked for was printed, as perf (killed
-        // by SIGPIPE) would have it.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(io_error),
-    }
-}
-
 fn export(args: &[String]) -> Result<(), String> {
     let mut file = None;
     let mut to = None;
@@ -246,6 +211,7 @@ fn export(args: &[String]) -> Result<(), String> {
     // perf-script: every --binary names call-chain frames, with --kallsyms.
     let mut binaries = Vec::new();
     let mut kallsyms = None;
+    let mut symfs = None;
     let mut basic = false;
     let mut output = None;
     let mut rest = args.iter();
@@ -257,6 +223,7 @@ fn export(args: &[String]) -> Result<(), String> {
                 binaries.extend(binary);
             }
             "--kallsyms" => kallsyms = rest.next(),
+            "--symfs" => symfs = rest.next(),
             "--ba" => basic = true,
             "-o" => output = Some(rest.next().ok_or("-o needs a file")?.as_str()),
             _ if file.is_none() && !arg.starts_with("--") => file = Some(arg),
@@ -270,15 +237,20 @@ fn export(args: &[String]) -> Result<(), String> {
     if output.is_some() && !matches!(to.as_str(), "fdata" | "yaml") {
         return Err(format!("-o is for --to fdata, yaml and the sample-profile targets; --to {to} writes to stdout"));
     }
+    let sources = perf::Sources { binaries: &binaries, kallsyms, symfs };
+    if symfs.is_some() && !matches!(to.as_str(), "perf-script" | "perf-script-brstack" | "folded") {
+        return Err(format!("--symfs is for --to perf-script, perf-script-brstack and folded, not {to}"));
+    }
     match to.as_str() {
         "proftext" => {}
-        "perf-script" => return export_perf_script(path, ScriptFields::Samples, &binaries, kallsyms),
-        "perf-script-brstack" => return export_perf_script(path, ScriptFields::Brstack, &binaries, kallsyms),
+        "perf-script" => return perf::export(path, perf::Target::Script(ScriptFields::Samples), &sources),
+        "perf-script-brstack" => return perf::export(path, perf::Target::Script(ScriptFields::Brstack), &sources),
+        "folded" => return perf::export(path, perf::Target::Folded, &sources),
         "fdata" => return bolt::export_fdata(path, binary.map(String::as_str), basic, output),
         "yaml" => return bolt::export_yaml(path, binary.map(String::as_str), basic, output),
         _ => {
             return Err(format!(
-                "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, fdata, yaml, {}",
+                "cannot export to {to}: the targets are proftext, perf-script, perf-script-brstack, folded, fdata, yaml, {}",
                 sample::TARGETS.join(", ")
             ))
         }

@@ -4,36 +4,26 @@
 //! `perf script` reference beside it
 //! (`.script-ip.txt`: `-F comm,pid,tid,time,period,event,ip`; `.script-raw.txt`:
 //! the same fields; `.script-brstack.txt`: `-F ip,brstack`) must come out byte for
-//! byte, with two exceptions that need more than the file:
-//!
-//! - pipe-mode recordings with call chains: there perf adds symbol names, found in
-//!   the binaries and the recording machine's `/proc/kallsyms`. Everything but the
-//!   names must match; with the corpus's copy of that machine (`bolt-perf/sysroot/`)
-//!   the names match too.
-//! - `--call-graph dwarf` recordings: perf unwinds the user stack copies with the
-//!   binaries' CFI (and adds inline frames from their DWARF). Not compared.
+//! byte when symbolized as `perf script --symfs` symbolizes it, from the corpus's
+//! copy of the recording machine (`bolt-perf/sysroot/`) and the program: the
+//! pipe-mode recordings print their frames' names (kernel ones from the
+//! sysroot's kallsyms), the `--call-graph dwarf` ones the user stacks perf
+//! unwinds through libc's CFI and the inline frames it adds from libc's debug file.
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 mod common;
+#[path = "common/perf_symfs.rs"]
+mod perf_symfs;
 
 use std::path::{Path, PathBuf};
 
-use pgolens::formats::perf::script::{script_bytes, ScriptFields};
+use pgolens::formats::perf::script::{script_bytes, write_script_with, ScriptFields};
 use pgolens::formats::perf::PerfData;
-
-/// How a reference is compared.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Compare {
-    Exact,
-    /// Call-chain frame lines cut after the address (the symbol name goes).
-    WithoutSymbols,
-    Skip,
-}
 
 /// Every perf.data with a `perf script` reference beside it, with the field set
 /// the reference was printed with.
-fn cases() -> Vec<(PathBuf, ScriptFields, PathBuf, Compare)> {
+fn cases() -> Vec<(PathBuf, ScriptFields, PathBuf)> {
     let mut out = Vec::new();
     // Besides the corpus, generated files for what it lacks (`tests/data/perf_script`,
     // with the scripts that made them): unnamed events, long names, pid -1, frame
@@ -48,14 +38,7 @@ fn cases() -> Vec<(PathBuf, ScriptFields, PathBuf, Compare)> {
             (".script-brstack.txt", ScriptFields::Brstack),
         ] {
             if let Some(data) = name.strip_suffix(suffix) {
-                let compare = if data.ends_with(".dwarf.perf.data") {
-                    Compare::Skip
-                } else if data.ends_with(".pipe.perf.data") {
-                    Compare::WithoutSymbols
-                } else {
-                    Compare::Exact
-                };
-                out.push((data.into(), fields, path.clone(), compare));
+                out.push((data.into(), fields, path.clone()));
             }
         }
     }
@@ -68,20 +51,18 @@ fn script(data: &Path, fields: ScriptFields) -> Vec<u8> {
     script_bytes(&perf, fields).unwrap_or_else(|e| panic!("{}: {e}", data.display()))
 }
 
-/// Frame lines ("\t" + 16 columns of address + " symbol") without the symbol.
-fn without_symbols(text: &[u8]) -> String {
-    let text = String::from_utf8_lossy(text);
-    let mut out = String::new();
-    for line in text.lines() {
-        match line.strip_prefix('\t') {
-            Some(frame) => {
-                out.push('\t');
-                out.push_str(frame.get(..16).unwrap_or(frame));
-            }
-            None => out.push_str(line),
-        }
-        out.push('\n');
-    }
+/// The text with the binaries and kallsyms `perf script --symfs` would read.
+fn symbolized_script(data: &Path, fields: ScriptFields) -> Vec<u8> {
+    let bytes = std::fs::read(data).unwrap();
+    let perf = PerfData::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", data.display()));
+    let files = perf_symfs::symbol_files(&perf, perf_symfs::program_of(data).as_deref());
+    let symbols = files.symbolizer();
+    let mut out = Vec::new();
+    write_script_with(&perf, fields, Some(&symbols), |c| {
+        out.extend_from_slice(c);
+        Ok::<(), ()>(())
+    })
+    .unwrap_or_else(|e| panic!("{}: {e:?}", data.display()));
     out
 }
 
@@ -105,29 +86,38 @@ fn script_matches_perf() {
     let cases = cases();
     assert!(cases.len() >= 29, "only {} references", cases.len());
     let mut failures = Vec::new();
-    let mut exact = 0;
-    for (data, fields, reference, compare) in &cases {
+    let (mut dwarf, mut pipe) = (0, 0);
+    for (data, fields, reference) in &cases {
         let expected = std::fs::read(reference).unwrap();
-        let diff = match compare {
-            Compare::Skip => continue,
-            Compare::Exact => {
-                exact += 1;
-                let ours = script(data, *fields);
-                (ours != expected).then(|| {
-                    first_difference(&String::from_utf8_lossy(&ours), &String::from_utf8_lossy(&expected))
-                        .unwrap_or_default()
-                })
-            }
-            Compare::WithoutSymbols => {
-                first_difference(&without_symbols(&script(data, *fields)), &without_symbols(&expected))
-            }
-        };
-        if let Some(diff) = diff {
-            failures.push(format!("{}: {diff}", reference.display()));
+        let ours = symbolized_script(data, *fields);
+        let name = data.to_string_lossy();
+        dwarf += usize::from(name.ends_with(".dwarf.perf.data"));
+        pipe += usize::from(name.ends_with(".pipe.perf.data"));
+        if ours != expected {
+            let diff = first_difference(&String::from_utf8_lossy(&ours), &String::from_utf8_lossy(&expected));
+            failures.push(format!("{}: {}", reference.display(), diff.unwrap_or_default()));
         }
     }
-    assert!(exact >= 25, "only {exact} references compared byte for byte");
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert_eq!((dwarf, pipe), (2, 2), "the dwarf and pipe recordings of cprog and cxxprog");
+}
+
+/// `--call-graph dwarf`: the user stacks unwound through libc (its `.eh_frame` in
+/// the sysroot), with the inline frames perf adds, marked `(inlined)` where the
+/// DWARF function is not the symbol (libc's from its debug file).
+#[test]
+fn dwarf_stacks_unwound_through_libc_with_inline_frames() {
+    let data = common::corpus().join("bolt-perf/cprog/cprog.dwarf.perf.data");
+    let text = String::from_utf8(symbolized_script(&data, ScriptFields::Samples)).unwrap();
+    // qsort's msort_with_tmp, inlined into itself, below cprog's sort_ints.
+    assert!(text.contains("\t           3fd35 (inlined)\n\t           3fd35\n\t            146e\n"));
+    // __libc_start_call_main, then __libc_start_main (DWARF: __libc_start_main_impl), then _start.
+    assert!(text.contains("\t           27249\n\t           27304 (inlined)\n\t            10d0\n"));
+    // Without binaries there is nothing to unwind with: the sampled ip alone.
+    let bytes = std::fs::read(&data).unwrap();
+    let bare =
+        String::from_utf8(script_bytes(&PerfData::parse(&bytes).unwrap(), ScriptFields::Samples).unwrap()).unwrap();
+    assert!(bare.starts_with("cprog 13680/13680  3437.838547:    4000000 cpu-clock: \n\t           3fbb5\n\n"));
 }
 
 /// Pipe mode: perf prints a name after every frame; without the binaries ours is
@@ -141,59 +131,16 @@ fn pipe_call_chains_name_frames_unknown() {
     assert!(frames.iter().all(|l| l.len() == 17 + " [unknown]".len() && l.ends_with(" [unknown]")));
 }
 
-/// Pipe mode with the binaries: frames are named as perf named them. The libraries,
-/// their separate debug files (found by the library's build id) and the kallsyms are
-/// the recording machine's, kept in the corpus's `bolt-perf/sysroot/`.
+/// Pipe mode with the binaries: frames are named as perf named them, kernel ones
+/// by the sysroot's kallsyms, library ones by their debug files.
 #[test]
 fn pipe_call_chains_named_by_binaries() {
-    use pgolens::formats::perf::script::write_script_with;
-    use pgolens::symbolize::{Binary, Symbolizer};
-
-    let sysroot = common::corpus().join("bolt-perf/sysroot");
-    let lib_dir = "usr/lib/x86_64-linux-gnu";
-    let libs = ["libc.so.6", "ld-linux-x86-64.so.2", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6.0.30"];
-    let read = |path: &Path| std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut debug_files = 0;
-    for lib in libs {
-        let bytes = read(&sysroot.join(lib_dir).join(lib));
-        let id = Binary::parse(&bytes).unwrap().build_id().map(|id| id.iter().map(|b| format!("{b:02x}")).collect());
-        let id: String = id.unwrap_or_default();
-        let debug =
-            format!("usr/lib/debug/.build-id/{}/{}.debug", id.get(..2).unwrap_or(""), id.get(2..).unwrap_or(""));
-        // Debian's libc6-dbg has debug files for libc, ld.so and libm only.
-        if let Ok(bytes) = std::fs::read(sysroot.join(&debug)) {
-            files.push((format!("/{debug}"), bytes));
-            debug_files += 1;
-        }
-        // The path the recording's maps name.
-        files.push((format!("/{lib_dir}/{lib}"), bytes));
-    }
-    assert_eq!(debug_files, 3, "the debug files of libc, ld.so and libm");
-    let kallsyms = read(&sysroot.join("proc/kallsyms"));
     for prog in ["cprog", "cxxprog"] {
-        let dir = common::corpus().join("bolt-perf").join(prog);
-        let mut all = files.clone();
-        all.push((prog.to_string(), read(&dir.join(prog))));
-        let mut symbols = Symbolizer::new();
-        for (name, bytes) in &all {
-            symbols.add_binary(name, bytes).unwrap();
-        }
-        symbols.set_kallsyms(&kallsyms).unwrap();
-        let bytes = std::fs::read(dir.join(format!("{prog}.pipe.perf.data"))).unwrap();
-        let perf = PerfData::parse(&bytes).unwrap();
-        let mut ours = Vec::new();
-        write_script_with(&perf, ScriptFields::Samples, Some(&symbols), |c| {
-            ours.extend_from_slice(c);
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-        let expected = std::fs::read(dir.join(format!("{prog}.pipe.perf.data.script-ip.txt"))).unwrap();
-        let (ours, expected) = (String::from_utf8_lossy(&ours), String::from_utf8_lossy(&expected));
+        let data = common::corpus().join(format!("bolt-perf/{prog}/{prog}.pipe.perf.data"));
+        let ours = String::from_utf8(symbolized_script(&data, ScriptFields::Samples)).unwrap();
         let named = |prefix: &str| ours.lines().filter(|l| l.starts_with(prefix) && !l.ends_with("[unknown]")).count();
         assert!(named("\t") > 100, "{prog}");
         assert!(named("\tffffffff") > 0, "{prog}: kernel frames named by the kallsyms");
-        assert_eq!(first_difference(&ours, &expected), None, "{prog}");
     }
 }
 
@@ -216,18 +163,27 @@ fn unnamed_events_get_perfs_modifiers() {
     assert_eq!(name(1, 0, 0), "cpu-clock:HG");
 }
 
-/// Corrupt input never panics the replay or the printer: bytes flipped all over
-/// recordings with call chains, branch stacks and pipe-mode records.
+/// Corrupt input never panics the replay, the unwinder, the printer or the
+/// folder: bytes flipped all over recordings with call chains, stack copies,
+/// branch stacks and pipe-mode records, printed with and without binaries.
 #[test]
 #[allow(clippy::cast_possible_truncation)] // picking positions and bits from a random word
 fn flipped_bytes_never_panic() {
-    let files = ["bolt-perf/cprog/cprog.fp.perf.data", "bolt-perf/cprog/cprog.pipe.perf.data"];
+    use pgolens::formats::perf::script::folded::write_folded;
+    let files = [
+        "bolt-perf/cprog/cprog.fp.perf.data",
+        "bolt-perf/cprog/cprog.pipe.perf.data",
+        "bolt-perf/cprog/cprog.dwarf.perf.data",
+    ];
     let generated = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf_script");
     let mut inputs: Vec<Vec<u8>> = files.iter().map(|f| common::read(f)).collect();
     inputs.push(std::fs::read(generated.join("edge.perf.data")).unwrap());
     inputs.push(std::fs::read(generated.join("flags.perf.data")).unwrap());
+    let clean = PerfData::parse(&inputs[2]).unwrap();
+    let files = perf_symfs::symbol_files(&clean, Some(&common::corpus().join("bolt-perf/cprog/cprog")));
+    let symbols = files.symbolizer();
     let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut printed = 0;
+    let (mut printed, mut folded) = (0, 0);
     for original in &inputs {
         for _ in 0..40 {
             let mut bytes = original.clone();
@@ -243,10 +199,17 @@ fn flipped_bytes_never_panic() {
                     if script_bytes(&perf, fields).is_ok() {
                         printed += 1;
                     }
+                    let _ = write_script_with(&perf, fields, Some(&symbols), |_| Ok::<(), ()>(()));
+                }
+                for with in [None, Some(&symbols)] {
+                    if write_folded(&perf, with, |_| Ok::<(), ()>(())).is_ok() {
+                        folded += 1;
+                    }
                 }
             }
         }
     }
     // Most flips land in sample fields and still print.
-    assert!(printed > 100, "only {printed} corrupted inputs printed");
+    assert!(printed > 150, "only {printed} corrupted inputs printed");
+    assert!(folded > 150, "only {folded} corrupted inputs folded");
 }

@@ -111,26 +111,22 @@ fn function_names_match_perf_script() {
     assert!(checked > 300, "only {checked} addresses checked");
 }
 
-/// The corpus recordings' libc is Debian 12's (build id 93ac61ec…); where this
-/// machine has that libc and its separate debug file (`libc6-dbg`), perf's names for
-/// libc addresses come out of the pair: file offsets placed by the stripped library,
-/// names from the debug file's `.symtab`. Elsewhere the check is skipped.
+/// The corpus recordings' libc is Debian 12's (build id 93ac61ec…), kept with its
+/// separate debug file (`libc6-dbg`) in the corpus sysroot: perf's names for libc
+/// addresses come out of the pair, file offsets placed by the stripped library,
+/// names from the debug file's `.symtab`.
 #[test]
 fn libc_with_its_debug_file() {
     let library = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-    let debug = "/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug";
-    let (Ok(library_bytes), Ok(debug_bytes)) = (std::fs::read(library), std::fs::read(debug)) else {
-        eprintln!("skipped: no {library} with its debug file {debug}");
-        return;
-    };
+    let sysroot = common::corpus().join("bolt-perf/sysroot");
+    let library_bytes = std::fs::read(sysroot.join(library.trim_start_matches('/'))).unwrap();
+    let debug_bytes =
+        std::fs::read(sysroot.join("usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug")).unwrap();
     let mut symbolizer = Symbolizer::new();
     symbolizer.add_binary("libc.so.6", &library_bytes).unwrap();
     symbolizer.add_binary("93ac61ec5a8eb1396f9fbd350e3169a558528a40.debug", &debug_bytes).unwrap();
     let build_id = Binary::parse(&debug_bytes).unwrap().build_id().unwrap().to_vec();
-    if Binary::parse(&library_bytes).unwrap().build_id() != Some(build_id.as_slice()) {
-        eprintln!("skipped: {library} is another build than the recordings'");
-        return;
-    }
+    assert_eq!(Binary::parse(&library_bytes).unwrap().build_id(), Some(build_id.as_slice()));
     let mut checked = 0;
     for program in PROGRAMS {
         for recording in RECORDINGS {

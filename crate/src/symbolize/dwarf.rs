@@ -182,6 +182,57 @@ impl Dwarf<'_> {
             Context::Shared(context) => frames_in(context, vaddr, self.info_at),
         }
     }
+
+    /// [`Dwarf::frames`] as GNU addr2line 2.40 (the one perf 6.1 runs for inline
+    /// frames) reports them: it does not see an inlined call whose ranges are an
+    /// indexed range list (`DW_FORM_rnglistx`, the form clang writes), so the
+    /// innermost such calls are left out.
+    pub(super) fn frames_as_binutils(&self, vaddr: u64) -> Result<Vec<Frame>> {
+        match &self.context {
+            Context::Borrowed(context) => binutils_frames_in(context, vaddr, self.info_at),
+            Context::Shared(context) => binutils_frames_in(context, vaddr, self.info_at),
+        }
+    }
+}
+
+fn binutils_frames_in<R: gimli::Reader>(
+    context: &addr2line::Context<R>,
+    vaddr: u64,
+    info_at: u64,
+) -> Result<Vec<Frame>> {
+    let malformed = |_| Error::malformed(info_at, "malformed DWARF functions or line program for the address");
+    let Some(unit) = context.find_dwarf_and_unit(vaddr).skip_all_loads() else { return Ok(Vec::new()) };
+    let indexed = |offset: Option<gimli::UnitOffset<R::Offset>>| -> bool {
+        let Some(entry) = offset.and_then(|o| unit.entry(o).ok()) else { return false };
+        matches!(entry.attr_value(gimli::DW_AT_ranges), Ok(Some(gimli::AttributeValue::DebugRngListsIndex(_))))
+    };
+    let mut iter = context.find_frames(vaddr).skip_all_loads().map_err(malformed)?;
+    let mut frames = Vec::new();
+    let mut hidden = true;
+    while let Some(frame) = iter.next().map_err(malformed)? {
+        hidden = hidden && indexed(frame.dw_die_offset);
+        if !hidden {
+            frames.push(frame_of(frame).map_err(malformed)?);
+        }
+    }
+    if let Some(outer) = frames.last_mut() {
+        outer.inlined = false;
+    }
+    Ok(frames)
+}
+
+fn frame_of<R: gimli::Reader>(frame: addr2line::Frame<'_, R>) -> core::result::Result<Frame, gimli::Error> {
+    let function = match frame.function.as_ref().map(|f| f.raw_name()) {
+        Some(raw) => perf_name(&raw?).into_owned(),
+        None => String::from("[unknown]"),
+    };
+    let location = frame.location;
+    Ok(Frame {
+        function,
+        file: location.as_ref().and_then(|l| l.file).map(String::from),
+        line: location.as_ref().and_then(|l| l.line),
+        inlined: true,
+    })
 }
 
 fn frames_in<R: gimli::Reader>(context: &addr2line::Context<R>, vaddr: u64, info_at: u64) -> Result<Vec<Frame>> {
@@ -189,18 +240,7 @@ fn frames_in<R: gimli::Reader>(context: &addr2line::Context<R>, vaddr: u64, info
     let mut iter = context.find_frames(vaddr).skip_all_loads().map_err(malformed)?;
     let mut frames = Vec::new();
     while let Some(frame) = iter.next().map_err(malformed)? {
-        let function = match frame.function.as_ref().map(|f| f.raw_name()) {
-            Some(Ok(raw)) => perf_name(&raw).into_owned(),
-            Some(Err(e)) => return Err(malformed(e)),
-            None => String::from("[unknown]"),
-        };
-        let location = frame.location;
-        frames.push(Frame {
-            function,
-            file: location.as_ref().and_then(|l| l.file).map(String::from),
-            line: location.as_ref().and_then(|l| l.line),
-            inlined: true,
-        });
+        frames.push(frame_of(frame).map_err(malformed)?);
     }
     if let Some(outer) = frames.last_mut() {
         outer.inlined = false;

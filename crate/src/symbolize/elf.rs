@@ -170,6 +170,18 @@ impl<'a> Binary<'a> {
         Ok(frames)
     }
 
+    /// The functions at `vaddr` as perf 6.1 gets them from GNU addr2line 2.40 for
+    /// its inline frames, innermost first, each named as the debug information
+    /// names it (the outermost not renamed after the symbol table, as
+    /// [`Binary::inline_frames`] does: perf marks a frame `(inlined)` when its
+    /// DWARF name is not the symbol's). Empty without DWARF.
+    pub fn addr2line_frames(&self, vaddr: u64) -> Result<Vec<Frame>> {
+        match self.dwarf()? {
+            Some(dwarf) => dwarf.frames_as_binutils(vaddr),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// Reads the DWARF now (once) and says whether it is usable: `Ok(false)` when the
     /// binary has none.
     pub fn load_dwarf(&self) -> Result<bool> {

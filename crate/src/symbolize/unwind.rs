@@ -85,11 +85,23 @@ impl<'a> Tables<'a> {
 pub struct Unwinder<'a> {
     tables: BTreeMap<usize, Option<Tables<'a>>>,
     context: Option<alloc::boxed::Box<UnwindContext<usize>>>,
+    /// Reads outside the copy give 0, and a return address of 0 is listed before
+    /// the walk stops (see [`Unwinder::as_perf_script`]).
+    libunwind: bool,
 }
 
 impl<'a> Unwinder<'a> {
     pub fn new() -> Self {
-        Unwinder { tables: BTreeMap::new(), context: None }
+        Unwinder { tables: BTreeMap::new(), context: None, libunwind: false }
+    }
+
+    /// An unwinder that walks as perf 6.1 does with libunwind: a read outside the
+    /// copy (or of its last word) gives 0 instead of ending the walk, so a caller
+    /// whose return address lies past the copy is listed with address 0 as the last
+    /// frame (`perf script` prints it less one: `ffffffffffffffff`). A return
+    /// address with no rule still ends the walk unlisted.
+    pub fn as_perf_script() -> Self {
+        Unwinder { libunwind: true, ..Unwinder::new() }
     }
 
     /// The return addresses of the frames above the sampled one, innermost first
@@ -109,10 +121,22 @@ impl<'a> Unwinder<'a> {
         let mut out = Vec::new();
         let mut regs = regs;
         let (Some(mut pc), Some(stack_base)) = (regs[RA_SLOT], regs[RSP]) else { return out };
+        let libunwind = self.libunwind;
         let read = |address: u64| -> Option<u64> {
-            let at = usize::try_from(address.checked_sub(stack_base)?).ok()?;
-            let word: [u8; 8] = stack.get(at..at.checked_add(8)?)?.try_into().ok()?;
-            Some(u64::from_le_bytes(word))
+            let word = || -> Option<u64> {
+                let at = usize::try_from(address.checked_sub(stack_base)?).ok()?;
+                // perf's `access_mem` takes the copy's last word for outside it.
+                let end = at.checked_add(8)?;
+                if libunwind && end >= stack.len() {
+                    return None;
+                }
+                let word: [u8; 8] = stack.get(at..end)?.try_into().ok()?;
+                Some(u64::from_le_bytes(word))
+            };
+            match word() {
+                None if libunwind => Some(0),
+                found => found,
+            }
         };
         let context = self.context.get_or_insert_with(|| alloc::boxed::Box::new(UnwindContext::new()));
         let mut first = true;
@@ -160,13 +184,17 @@ impl<'a> Unwinder<'a> {
             }
             // perf keeps a caller only while its frame starts inside the copy.
             let copied_end = stack_base.saturating_add(stack.len() as u64);
-            if cfa >= copied_end {
+            if cfa >= copied_end && !libunwind {
                 break;
             }
             next[RSP] = Some(cfa);
             let Some(ra) = next[RA] else { break };
             // The outermost frame returns nowhere; a stack that does not grow is corrupt.
-            if ra == 0 || regs[RSP].is_some_and(|sp| cfa <= sp) {
+            let grows = regs[RSP].is_none_or(|sp| cfa > sp);
+            if ra == 0 || !grows {
+                if ra == 0 && grows && libunwind {
+                    out.push(ra);
+                }
                 break;
             }
             out.push(ra);

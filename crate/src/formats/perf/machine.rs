@@ -468,6 +468,24 @@ fn push_decimal(out: &mut Vec<u8>, n: i32) {
     out.extend_from_slice(alloc::format!("{n}").as_bytes());
 }
 
+/// The DSOs a recording names, with their build ids (an MMAP2's, else the
+/// BUILD_ID feature's): the files a symbolizer has to find for it, as perf's
+/// `--symfs` looks them up. Only MMAP and MMAP2 records are decoded.
+pub fn recorded_dsos(perf: &PerfData<'_>) -> crate::error::Result<Vec<Dso>> {
+    // perf_event_type: PERF_RECORD_MMAP, PERF_RECORD_MMAP2.
+    const MMAP: u32 = 1;
+    const MMAP2: u32 = 10;
+    let mut machine = Machine::new(perf);
+    perf.for_each_in_time_order(|position| {
+        let (kind, _) = perf.kind_and_time(position)?;
+        if kind == MMAP || kind == MMAP2 {
+            machine.apply(&perf.record_at(position)?);
+        }
+        Ok(())
+    })?;
+    Ok(machine.dsos)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,12 +23,25 @@
 //! end           "\n"
 //! ```
 //!
+//! `--call-graph dwarf` samples (user registers and a stack copy) get their user
+//! frames unwound after the recorded (kernel) chain, as perf 6.1 built with
+//! libunwind does (`thread__resolve_callchain_unwind`, `unwind_entry`,
+//! `append_inlines`): the sampled ip, then each return address less one, read
+//! with the binaries' `.eh_frame`; a frame with a symbol and DWARF becomes its
+//! inline functions (GNU addr2line's view of them), innermost first, each marked
+//! ` (inlined)` unless its name is the symbol's. Without binaries, the ip alone.
+//!
 //! In pipe mode perf also turns on symbol names for events with call chains
 //! (`process_attr`): [`write_script_with`] takes the binaries and kallsyms that
 //! name them; without them every frame's name is `[unknown]`.
 
+pub mod folded;
+
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
+
+use object::{Object, ObjectSection};
 
 use super::attr::sample_type as st;
 use super::machine::{Machine, MapKind};
@@ -36,7 +49,8 @@ use super::record::{misc, Record};
 use super::sample::{BranchEntry, Sample, CONTEXT_HV, CONTEXT_KERNEL, CONTEXT_MAX, CONTEXT_USER};
 use super::PerfData;
 use crate::error::Error;
-use crate::symbolize::{Address, Symbolizer};
+use crate::symbolize::unwind::{self, Unwinder};
+use crate::symbolize::{basename, Address, Binary, Symbolizer};
 
 /// Which `perf script -F` field set to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +99,7 @@ pub fn write_script_with<E>(
     mut sink: impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<(), ScriptError<E>> {
     let mut machine = Machine::new(perf);
-    let printer = Printer::new(perf, fields, symbols);
+    let mut printer = Printer::new(perf, fields, symbols);
     let mut out: Vec<u8> = Vec::with_capacity(CHUNK.saturating_add(4096));
     // The sink's error cannot pass through the decoder's callback: keep it here
     // and stop the walk with a placeholder.
@@ -129,21 +143,21 @@ pub fn script_bytes(perf: &PerfData<'_>, fields: ScriptFields) -> Result<Vec<u8>
     Ok(all)
 }
 
-/// What stays the same for every sample of a file.
+/// What stays the same for every sample of a file, and the unwinding state.
 struct Printer<'s, 'b> {
     fields: ScriptFields,
     /// Per event: `"%*s: "` of its name, and whether perf prints its call chains.
     events: Vec<(Vec<u8>, bool)>,
     /// Pipe mode: perf adds the `sym` field to events with call chains.
     sym: bool,
-    symbols: Option<&'s Symbolizer<'b>>,
+    walk: Walk<'s, 'b>,
+    /// The current sample's call chain, reused.
+    entries: Vec<Entry>,
 }
 
 impl<'s, 'b> Printer<'s, 'b> {
     fn new(perf: &PerfData<'_>, fields: ScriptFields, symbols: Option<&'s Symbolizer<'b>>) -> Self {
-        // perf turns call chains off when no event of a file records them; in
-        // pipe mode it cannot know in advance and leaves them on.
-        let use_callchain = perf.pipe || perf.events.iter().any(|e| e.attr.has(st::CALLCHAIN));
+        let walk = Walk::new(perf, symbols);
         let width = perf.events.iter().map(|e| e.name.len()).max().unwrap_or(0);
         let events = perf
             .events
@@ -153,17 +167,19 @@ impl<'s, 'b> Printer<'s, 'b> {
                 pad(&mut name, width, e.name.len());
                 name.extend_from_slice(e.name.as_bytes());
                 name.extend_from_slice(b": ");
-                (name, use_callchain && e.attr.has(st::CALLCHAIN))
+                name
             })
+            .zip(&walk.chains)
+            .map(|(name, &chain)| (name, chain))
             .collect();
         let combined = perf.events.iter().fold(0u64, |acc, e| acc | e.attr.sample_type);
         let sym = perf.pipe
             && (combined & (st::CALLCHAIN | st::BRANCH_STACK) != 0
                 || combined & (st::REGS_USER | st::STACK_USER) == st::REGS_USER | st::STACK_USER);
-        Printer { fields, events, sym, symbols }
+        Printer { fields, events, sym, walk, entries: Vec::new() }
     }
 
-    fn sample(&self, machine: &Machine, s: &Sample<'_>, out: &mut Vec<u8>) {
+    fn sample(&mut self, machine: &Machine, s: &Sample<'_>, out: &mut Vec<u8>) {
         let (name, chain) = match self.events.get(s.event) {
             Some((name, chain)) => (&name[..], *chain),
             None => (&b"[unknown]: "[..], false),
@@ -210,30 +226,12 @@ impl<'s, 'b> Printer<'s, 'b> {
             Some(ips) => {
                 out.push(b'\n');
                 let maps = thread.map(|t| t.maps);
-                let start = out.len();
-                let mut cpumode = misc::USER;
-                let mut frames = 0usize;
-                for ip in ips.iter() {
-                    if frames >= MAX_STACK {
-                        break;
-                    }
-                    if ip >= CONTEXT_MAX {
-                        cpumode = match ip {
-                            CONTEXT_HV => misc::HYPERVISOR,
-                            CONTEXT_KERNEL => misc::KERNEL,
-                            CONTEXT_USER => misc::USER,
-                            _ => {
-                                // perf takes the chain for corrupt and drops it.
-                                out.truncate(start);
-                                break;
-                            }
-                        };
-                        continue;
-                    }
-                    frames = frames.saturating_add(1);
-                    let shown = match (cpumode, maps) {
-                        (misc::USER, Some(maps)) => machine.user_map_ip(maps, ip).unwrap_or(ip),
-                        _ => ip,
+                let mut entries = core::mem::take(&mut self.entries);
+                self.walk.chain(machine, s, maps, ips, &mut entries);
+                for entry in &entries {
+                    let shown = match (entry.cpumode, maps) {
+                        (misc::USER, Some(maps)) => machine.user_map_ip(maps, entry.ip).unwrap_or(entry.ip),
+                        _ => entry.ip,
                     };
                     let mut line = [b' '; 18];
                     if let Some((first, rest)) = line.split_first_mut() {
@@ -242,18 +240,20 @@ impl<'s, 'b> Printer<'s, 'b> {
                             fill_hex(digits, shown);
                         }
                     }
+                    out.extend_from_slice(line.get(..17).unwrap_or(&[]));
                     if self.sym {
-                        out.extend_from_slice(line.get(..17).unwrap_or(&[]));
                         out.push(b' ');
-                        self.symbol(machine, maps, cpumode, ip, out);
-                        out.push(b'\n');
-                    } else {
-                        if let Some(last) = line.last_mut() {
-                            *last = b'\n';
+                        match &entry.inline {
+                            Some(inline) => out.extend_from_slice(inline.function.as_bytes()),
+                            None => self.walk.symbol(machine, maps, entry.cpumode, entry.ip, out),
                         }
-                        out.extend_from_slice(&line);
                     }
+                    if entry.inline.as_ref().is_some_and(|i| i.marked) {
+                        out.extend_from_slice(b" (inlined)");
+                    }
+                    out.push(b'\n');
                 }
+                self.entries = entries;
             }
             None => {
                 let mut field = [b' '; 17];
@@ -263,7 +263,7 @@ impl<'s, 'b> Printer<'s, 'b> {
                 out.extend_from_slice(&field);
                 if self.sym {
                     out.push(b' ');
-                    self.symbol(machine, thread.map(|t| t.maps), s.cpumode(), s.ip.unwrap_or(0), out);
+                    self.walk.symbol(machine, thread.map(|t| t.maps), s.cpumode(), s.ip.unwrap_or(0), out);
                 }
             }
         }
@@ -283,11 +283,170 @@ impl<'s, 'b> Printer<'s, 'b> {
     }
 }
 
-impl Printer<'_, '_> {
+/// One line of a call chain as perf prints it.
+pub(crate) struct Entry {
+    /// The process address: a frame's ip, or an unwound return address less one.
+    pub ip: u64,
+    pub cpumode: u16,
+    /// Set when perf's `append_inlines` put the functions DWARF places at `ip` in
+    /// the frame's stead (`--call-graph dwarf` only).
+    pub inline: Option<Inline>,
+}
+
+/// One of the functions DWARF places at an unwound frame's address.
+pub(crate) struct Inline {
+    pub function: String,
+    /// perf prints `(inlined)` after a function whose name is not the symbol's
+    /// (its `new_inline_sym` makes a fake symbol for it).
+    pub marked: bool,
+}
+
+/// How call chains are walked: the recorded chain, then for `--call-graph dwarf`
+/// samples the user stack unwound and inline frames added as perf does.
+pub(crate) struct Walk<'s, 'b> {
+    symbols: Option<&'s Symbolizer<'b>>,
+    /// Per event: whether perf prints its call chains.
+    pub chains: Vec<bool>,
+    /// Per event: whether it records user registers and a stack copy.
+    dwarf: Vec<bool>,
+    // The unwinder the stack model uses (model/perf.rs), driven here directly:
+    // perf script's walk differs from the model's in what it keeps (see `unwind`).
+    unwinder: Unwinder<'b>,
+    /// Per DSO (machine index): the binary whose `.eh_frame` holds its CFI.
+    cfi: BTreeMap<usize, Option<&'s Binary<'b>>>,
+}
+
+impl<'s, 'b> Walk<'s, 'b> {
+    pub(crate) fn new(perf: &PerfData<'_>, symbols: Option<&'s Symbolizer<'b>>) -> Self {
+        let both = st::REGS_USER | st::STACK_USER;
+        let dwarf = perf.events.iter().map(|e| e.attr.sample_type & both == both).collect();
+        // perf turns call chains off when no event of a file records them; in
+        // pipe mode it cannot know in advance and leaves them on.
+        let use_callchain = perf.pipe || perf.events.iter().any(|e| e.attr.has(st::CALLCHAIN));
+        let chains = perf.events.iter().map(|e| use_callchain && e.attr.has(st::CALLCHAIN)).collect();
+        Walk { symbols, chains, dwarf, unwinder: Unwinder::as_perf_script(), cfi: BTreeMap::new() }
+    }
+
+    /// The call chain perf prints for a sample, into `out` (emptied first): the
+    /// recorded frames (kernel ones for a `dwarf` recording), each marker switching
+    /// the cpumode, at most 127; a chain with an unknown marker is dropped whole.
+    /// Then the unwound user frames, when the sample has a stack copy.
+    pub(crate) fn chain(
+        &mut self,
+        machine: &Machine,
+        s: &Sample<'_>,
+        maps: Option<usize>,
+        ips: super::sample::U64s<'_>,
+        out: &mut Vec<Entry>,
+    ) {
+        out.clear();
+        let mut cpumode = misc::USER;
+        for ip in ips.iter() {
+            if out.len() >= MAX_STACK {
+                break;
+            }
+            if ip >= CONTEXT_MAX {
+                cpumode = match ip {
+                    CONTEXT_HV => misc::HYPERVISOR,
+                    CONTEXT_KERNEL => misc::KERNEL,
+                    CONTEXT_USER => misc::USER,
+                    _ => {
+                        // perf takes the chain for corrupt and drops it.
+                        out.clear();
+                        return;
+                    }
+                };
+                continue;
+            }
+            out.push(Entry { ip, cpumode, inline: None });
+        }
+        if self.dwarf.get(s.event).copied().unwrap_or(false) {
+            self.unwind(machine, s, maps, out);
+        }
+    }
+
+    /// perf 6.1's `thread__resolve_callchain_unwind` with libunwind (Debian's
+    /// build): the sampled ip, then each caller's return address less one
+    /// (`--ips[i]` for non-signal frames), at most 127 in all; each frame with a
+    /// symbol replaced by the functions DWARF places there (`unwind_entry`).
+    fn unwind(&mut self, machine: &Machine, s: &Sample<'_>, maps: Option<usize>, out: &mut Vec<Entry>) {
+        let (Some(regs), Some(stack)) = (s.regs_user, s.stack_user) else { return };
+        // perf: no registers, or nothing copied (`dyn_size` 0).
+        if regs.abi == 0 || stack.dyn_size == 0 {
+            return;
+        }
+        let values = unwind::x86_64_regs(regs.mask, regs.values.iter());
+        let Some(ip) = values.get(unwind::IP).copied().flatten() else { return };
+        let mut ips = alloc::vec![ip];
+        if let Some(symbols) = self.symbols {
+            let cfi = &mut self.cfi;
+            // perf reads what the kernel filled of the copy (`dyn_size`).
+            let filled = usize::try_from(stack.dyn_size).ok().and_then(|n| stack.data.get(..n)).unwrap_or(stack.data);
+            let callers = self.unwinder.unwind(values, filled, |pc| {
+                let r = machine.resolve_in(maps, misc::USER, pc).filter(|r| r.map.kind == MapKind::File)?;
+                let binary = (*cfi.entry(r.map.dso).or_insert_with(|| cfi_binary(symbols, r.filename, r.build_id)))?;
+                Some((binary, binary.vaddr_of_file_offset(r.dso_relative)?))
+            });
+            ips.extend(callers.into_iter().map(|ra| ra.wrapping_sub(1)));
+        }
+        ips.truncate(MAX_STACK);
+        for ip in ips {
+            // perf skips a zero address (a zero return address is listed less one).
+            if ip != 0 {
+                self.frame(machine, maps, ip, out);
+            }
+        }
+    }
+
+    /// perf's `unwind_entry` and `append_inlines`: a user frame whose address has a
+    /// symbol and DWARF functions becomes one line per function, innermost first.
+    fn frame(&self, machine: &Machine, maps: Option<usize>, ip: u64, out: &mut Vec<Entry>) {
+        let inlines = self.symbols.and_then(|symbols| {
+            let r = machine.resolve_in(maps, misc::USER, ip).filter(|r| r.map.kind == MapKind::File)?;
+            let path = core::str::from_utf8(r.filename).ok().filter(|p| !p.starts_with('['))?;
+            let build_id = match r.build_id {
+                Some(id) => Some(id),
+                None => symbols.find(path, None)?.build_id(),
+            };
+            let binary = symbols.find(path, build_id)?;
+            // A separate debug file's segments hold no bytes: its stripped twin places
+            // the offset.
+            let vaddr = binary.vaddr_of_file_offset(r.dso_relative).or_else(|| {
+                let twin = self.cfi.get(&r.map.dso).copied().flatten()?;
+                twin.vaddr_of_file_offset(r.dso_relative)
+            })?;
+            let (symbol, _) = binary.symbol_for(vaddr)?;
+            let frames = binary.addr2line_frames(vaddr).ok().filter(|f| !f.is_empty())?;
+            Some(
+                frames
+                    .into_iter()
+                    .map(|f| {
+                        let marked = f.function != symbol;
+                        Inline { function: f.function, marked }
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        });
+        match inlines {
+            Some(inlines) => {
+                out.extend(inlines.into_iter().map(|inline| Entry { ip, cpumode: misc::USER, inline: Some(inline) }))
+            }
+            None => out.push(Entry { ip, cpumode: misc::USER, inline: None }),
+        }
+    }
+
     /// The name perf prints for a frame (`sym`): the function in the binary the
     /// address maps to, the kernel symbol for kernel frames, else `[unknown]`.
-    fn symbol(&self, machine: &Machine, maps: Option<usize>, cpumode: u16, ip: u64, out: &mut Vec<u8>) {
-        let name = self.symbols.and_then(|symbols| match cpumode {
+    pub(crate) fn symbol(&self, machine: &Machine, maps: Option<usize>, cpumode: u16, ip: u64, out: &mut Vec<u8>) {
+        match self.name(machine, maps, cpumode, ip) {
+            Some(name) => out.extend_from_slice(name.as_bytes()),
+            None => out.extend_from_slice(b"[unknown]"),
+        }
+    }
+
+    /// The function perf names a frame by, `None` where it prints `[unknown]`.
+    pub(crate) fn name(&self, machine: &Machine, maps: Option<usize>, cpumode: u16, ip: u64) -> Option<String> {
+        self.symbols.and_then(|symbols| match cpumode {
             misc::KERNEL => symbols.kallsyms()?.symbol_for(ip).map(|s| String::from(s.name)),
             misc::USER => {
                 let r = machine.resolve_in(maps, cpumode, ip).filter(|r| r.map.kind == MapKind::File)?;
@@ -295,17 +454,41 @@ impl Printer<'_, '_> {
                 // Without a build id in the recording, perf reads the file's own and
                 // finds its separate debug file by it: the binary of that name says
                 // which build id to look for.
-                let build_id = r.build_id.or(symbols.find(path, None)?.build_id());
+                let build_id = match r.build_id {
+                    Some(id) => Some(id),
+                    None => symbols.find(path, None)?.build_id(),
+                };
                 let name = symbols.function_name(path, build_id, Address::FileOffset(r.dso_relative));
                 (name != "[unknown]").then_some(name)
             }
             _ => None,
-        });
-        match name {
-            Some(name) => out.extend_from_slice(name.as_bytes()),
-            None => out.extend_from_slice(b"[unknown]"),
-        }
+        })
     }
+}
+
+/// The binary that holds a DSO's call-frame information: one the DSO's build id
+/// (else its file name) matches, with an `.eh_frame` of bytes (a separate debug
+/// file has the section header but no bytes).
+fn cfi_binary<'s, 'b>(symbols: &'s Symbolizer<'b>, path: &[u8], build_id: Option<&[u8]>) -> Option<&'s Binary<'b>> {
+    let path = core::str::from_utf8(path).ok()?;
+    let wanted = build_id.filter(|id| !id.is_empty());
+    let by_id = wanted.is_some_and(|id| symbols.binaries().any(|(_, b)| b.build_id() == Some(id)));
+    let name = basename(path);
+    let has_cfi = |b: &Binary<'_>| {
+        object::File::parse(b.bytes())
+            .ok()
+            .and_then(|f| f.section_by_name(".eh_frame")?.data().ok().map(|d| !d.is_empty()))
+            == Some(true)
+    };
+    symbols
+        .binaries()
+        .filter(|(n, b)| match (by_id, wanted, b.build_id()) {
+            (true, _, id) => id == wanted,
+            (false, Some(w), Some(id)) => *n == name && id == w,
+            _ => *n == name,
+        })
+        .map(|(_, b)| b)
+        .find(|b| has_cfi(b))
 }
 
 /// The longest text of one `brstack` entry: two 16-digit addresses, 5 digits of
