@@ -20,6 +20,9 @@
 //!
 //! A function's total counts each stack once, however often the function recurs in
 //! it: only nodes with no ancestor of the same frame (*outermost*) add their total.
+//! Its self weight is that of the samples whose address its code holds, as perf
+//! report counts it: a stack ending in inlined frames is the self weight of the
+//! function they were inlined into.
 //!
 //! A filter's [`Transform`]s (merge, focus, collapse, drop) derive a new tree from the
 //! prefix tree, node by node ([`transform`]); the queries then run on that tree.
@@ -460,10 +463,7 @@ impl StackProfile {
                 total,
             };
         }
-        let frames = &self.frames;
-        let derived = transform::derive(&self.nodes.parent, &self.nodes.frame, &filter.transforms, |f| {
-            frames.get(f as usize).and_then(|x| x.dso)
-        });
+        let derived = transform::derive(&self.nodes.parent, &self.nodes.frame, &filter.transforms, &self.frames);
         let mut weights = vec![0u64; derived.nodes.parent.len()];
         let mut kept = 0u64;
         for (&to, &w) in derived.map.iter().zip(&self_w) {
@@ -527,9 +527,16 @@ impl StackProfile {
     }
 
     /// Self and total weight of every function with weight under `filter`, by frame id.
+    ///
+    /// Self weight goes where `perf report --no-children --sort sym` puts it: to the
+    /// function whose code holds the sampled address, the stack's first frame from
+    /// the leaf that is not inlined into another ([`FrameKind::Inlined`]). An
+    /// inlined frame's own self weight is therefore 0, as in perf; its total counts
+    /// the stacks through it. ([`Transform::FoldInlined`] removes inlined frames.)
     pub fn functions(&self, filter: &Filter) -> Vec<FunctionStats> {
         let shape = self.shape(filter);
         let tot = totals(&shape.parent, &shape.self_w);
+        let holder = self.holders(&shape.parent, &shape.frame);
         let derived;
         let outermost = match shape.outermost {
             Some(o) => o,
@@ -542,14 +549,33 @@ impl StackProfile {
             .map(|frame| FunctionStats { frame, self_weight: 0, total: 0 })
             .collect();
         for (n, ((&frame, &s), &t)) in shape.frame.iter().zip(&shape.self_w).zip(&tot).enumerate().skip(1) {
+            let held_by = holder.get(n).copied().unwrap_or(frame);
+            if let Some(row) = stats.get_mut(held_by as usize) {
+                row.self_weight = row.self_weight.saturating_add(s);
+            }
             let Some(row) = stats.get_mut(frame as usize) else { continue };
-            row.self_weight = row.self_weight.saturating_add(s);
             if outermost.get(n).copied().unwrap_or(false) {
                 row.total = row.total.saturating_add(t);
             }
         }
         stats.retain(|s| s.total > 0);
         stats
+    }
+
+    /// For each node of a tree (parents before children), the frame whose code its
+    /// samples ran in: its own, or for an inlined frame that of its caller's node
+    /// (an inlined frame at the root holds its own code).
+    fn holders(&self, parent: &[NodeId], frame: &[FrameId]) -> Vec<FrameId> {
+        let mut holder: Vec<FrameId> = Vec::with_capacity(parent.len());
+        for (&p, &f) in parent.iter().zip(frame) {
+            let inlined = self.frames.get(f as usize).is_some_and(|x| x.kind == FrameKind::Inlined);
+            let caller = holder.get(p as usize).copied().filter(|&h| p != ROOT && h != NO_FRAME);
+            holder.push(match caller {
+                Some(h) if inlined => h,
+                _ => f,
+            });
+        }
+        holder
     }
 
     /// The callers and callees of `frame`. Callees merge every stack through the

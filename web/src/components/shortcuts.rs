@@ -39,6 +39,7 @@ const GROUPS: [(&str, &[(&str, &str)]); 4] = [
             ("s", "the selected function's sandwich (callers and callees)"),
             ("r", "collapse the selected function's recursion"),
             ("i", "flip to the icicle of the inverted tree"),
+            ("f", "fold inlined frames into the functions holding their code, or unfold them"),
             ("← → Shift+← Shift+→ Esc on the timeline", "move the time range, change its end, clear it"),
         ],
     ),

@@ -15,7 +15,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use pgolens::layout::flame::Flame;
-use pgolens::model::stacks::{CallTree, Filter, FunctionStats, StackProfile, Transform as CoreTransform, NO_FRAME};
+use pgolens::model::stacks::{
+    CallTree, Filter, FrameKind, FunctionStats, StackProfile, Transform as CoreTransform, NO_FRAME,
+};
 use pgolens_protocol::{
     CallTreeNodes, Cell, FlameLayout, Found, FrameNames, Order, Row, SampleFilter, StackChartBoxes, StacksInfo,
     TablePage, TableQuery, Transform,
@@ -90,6 +92,7 @@ impl StacksView {
                         CoreTransform::CollapseDirectRecursion(frame(*f)?)
                     }
                     Transform::DropFunction { frame: f } => CoreTransform::DropFunction(frame(*f)?),
+                    Transform::FoldInlined => CoreTransform::FoldInlined,
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -229,8 +232,14 @@ impl StacksView {
         }))
     }
 
+    /// A function's row. An inlined function is named as perf names it in call
+    /// graphs, `name (inlined)`; its self weight is 0 (its samples are the self
+    /// weight of the function holding its code), its total that of its stacks.
     fn row(&self, r: &FunctionStats) -> Row {
-        let name = Cell::Name { text: self.name(r.frame).to_string(), raw: None, tag: None };
+        let inlined = self.profile.frame_info(r.frame).is_some_and(|f| f.kind == FrameKind::Inlined);
+        let text =
+            if inlined { alloc::format!("{} (inlined)", self.name(r.frame)) } else { self.name(r.frame).to_string() };
+        let name = Cell::Name { text, raw: None, tag: None };
         let dso = self.profile.frame_dso(r.frame).map_or(Cell::Empty, |d| Cell::Text(d.to_string()));
         Row { id: r.frame, cells: alloc::vec![name, Cell::Count(r.self_weight), Cell::Count(r.total), dso] }
     }
@@ -314,4 +323,68 @@ fn layout(tree: &CallTree, flame: &Flame) -> FlameLayout {
         ]);
     }
     FlameLayout { rects: rects.into(), rows: flame.depth_start.clone().into() }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+mod tests {
+    use alloc::vec;
+
+    use pgolens::model::stacks::{FrameKind, StackProfile};
+    use pgolens_protocol::{Cell, SampleFilter, TableId, TableQuery, Transform};
+
+    use super::StacksView;
+
+    /// main → sort (3), main → sort → [swap] (5, inlined into sort), main → sort →
+    /// [swap] → cmp (2, called from the inlined code).
+    fn view() -> StacksView {
+        let mut p = StackProfile::new();
+        let e = p.add_event("cpu-clock");
+        let main = p.frame("main", Some("prog"), FrameKind::User);
+        let sort = p.frame("sort", Some("prog"), FrameKind::User);
+        let swap = p.frame("swap", Some("prog"), FrameKind::Inlined);
+        let cmp = p.frame("cmp", Some("prog"), FrameKind::User);
+        p.push_sample(e, 0, 3, &[main, sort]).unwrap();
+        p.push_sample(e, 1, 5, &[main, sort, swap]).unwrap();
+        p.push_sample(e, 2, 2, &[main, sort, swap, cmp]).unwrap();
+        StacksView::new(p)
+    }
+
+    /// The functions table by name: (name, self, total).
+    fn functions(v: &mut StacksView, samples: SampleFilter) -> vec::Vec<(alloc::string::String, u64, u64)> {
+        let query = TableQuery {
+            column: super::tables::STACK_NAME.into(),
+            descending: false,
+            samples: Some(samples),
+            ..TableQuery::new(TableId::StackFunctions)
+        };
+        let page = v.table(&query, 0, 100).unwrap();
+        assert_eq!(page.weight, Some(10));
+        page.rows
+            .iter()
+            .map(|r| match &r.cells[..] {
+                [Cell::Name { text, .. }, Cell::Count(s), Cell::Count(t), _] => (text.clone(), *s, *t),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_functions_table_gives_inlined_code_to_its_function_and_folds() {
+        let mut v = view();
+        let s = |n: &str, s, t| (alloc::string::String::from(n), s, t);
+        assert_eq!(
+            functions(&mut v, SampleFilter::default()),
+            [s("cmp", 2, 2), s("main", 0, 10), s("sort", 8, 10), s("swap (inlined)", 0, 7)]
+        );
+        let folded = SampleFilter { transforms: vec![Transform::FoldInlined], ..SampleFilter::default() };
+        assert_eq!(functions(&mut v, folded.clone()), [s("cmp", 2, 2), s("main", 0, 10), s("sort", 8, 10)]);
+        // The folded flame graph has no swap: main, sort, cmp and the root.
+        let layout = v.flame(&folded, false, pgolens_protocol::Order::Alphabetical).unwrap();
+        assert_eq!(layout.rects.0.len(), 4 * 4);
+        assert_eq!(
+            v.flame(&SampleFilter::default(), false, pgolens_protocol::Order::Alphabetical).unwrap().rects.0.len(),
+            5 * 4
+        );
+    }
 }

@@ -142,7 +142,9 @@ pub const STACK_DSO: &str = "dso";
 pub fn stack_columns() -> Vec<Column> {
     let mut self_ = column(STACK_SELF, "Self", CellKind::Count);
     self_.share = true;
-    self_.help = Some(String::from("samples whose leaf is the function"));
+    self_.help = Some(String::from(
+        "samples in the function's own code, inlined code included (as perf report counts them; 0 for an inlined function)",
+    ));
     let mut total = column(STACK_TOTAL, "Total", CellKind::Count);
     total.share = true;
     total.help = Some(String::from("samples with the function on their stack (once per stack)"));

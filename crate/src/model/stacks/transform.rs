@@ -2,11 +2,15 @@
 //! the prefix tree to a new tree, node by node, and a sample goes where its leaf
 //! goes (or is dropped). Parents come before children in both trees, so one pass
 //! in node order maps a whole tree, and transforms compose by composing the maps.
+//!
+//! Folding inlined frames ([`Transform::FoldInlined`]) is one more such map: a node
+//! of an inlined frame goes where its caller's node went, so its weight lands on the
+//! function whose code holds it, as perf's `--no-inline` shows the stacks.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{FrameId, NodeId, NodeTable, NO_FRAME, ROOT};
+use super::{Frame, FrameId, FrameKind, NodeId, NodeTable, NO_FRAME, ROOT};
 
 /// A transform of the call stacks.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +32,9 @@ pub enum Transform {
     CollapseDirectRecursion(FrameId),
     /// Drop the samples whose stack holds the function.
     DropFunction(FrameId),
+    /// Remove every inlined frame ([`FrameKind::Inlined`]): its weight goes to the
+    /// function it was inlined into (the frame below it), its callees hang from it.
+    FoldInlined,
 }
 
 /// Where a node went: [`DROPPED`] when its samples are dropped.
@@ -40,19 +47,13 @@ pub struct Derived {
 }
 
 /// Applies `transforms` in order to the tree given by `parent` and `frame`
-/// (node 0 the root, parents before children); `dso_of` gives a frame's DSO.
-pub fn derive(
-    parent: &[NodeId],
-    frame: &[FrameId],
-    transforms: &[Transform],
-    dso_of: impl Fn(FrameId) -> Option<u32>,
-) -> Derived {
+/// (node 0 the root, parents before children); `frames` are the frames it names.
+pub fn derive(parent: &[NodeId], frame: &[FrameId], transforms: &[Transform], frames: &[Frame]) -> Derived {
     let mut map: Vec<NodeId> = (0..u32::try_from(parent.len()).unwrap_or(u32::MAX)).collect();
     let mut nodes = NodeTable::new();
     let mut first = true;
     for t in transforms {
-        let step =
-            if first { apply(parent, frame, t, &dso_of) } else { apply(&nodes.parent, &nodes.frame, t, &dso_of) };
+        let step = if first { apply(parent, frame, t, frames) } else { apply(&nodes.parent, &nodes.frame, t, frames) };
         first = false;
         for m in &mut map {
             *m = if *m == DROPPED { DROPPED } else { step.map.get(*m as usize).copied().unwrap_or(DROPPED) };
@@ -69,7 +70,7 @@ pub fn derive(
 }
 
 /// One transform of one tree.
-fn apply(parent: &[NodeId], frame: &[FrameId], t: &Transform, dso_of: &impl Fn(FrameId) -> Option<u32>) -> Derived {
+fn apply(parent: &[NodeId], frame: &[FrameId], t: &Transform, frames: &[Frame]) -> Derived {
     let n = parent.len();
     let mut out = NodeTable::new();
     let mut map = vec![DROPPED; n];
@@ -78,6 +79,7 @@ fn apply(parent: &[NodeId], frame: &[FrameId], t: &Transform, dso_of: &impl Fn(F
     }
     let at = |v: &[NodeId], i: NodeId| v.get(i as usize).copied().unwrap_or(DROPPED);
     let frame_of = |i: usize| frame.get(i).copied().unwrap_or(NO_FRAME);
+    let dso_of = |f: FrameId| frames.get(f as usize).and_then(|x| x.dso);
     match t {
         Transform::Merge(f) => {
             for i in 1..n {
@@ -199,6 +201,16 @@ fn apply(parent: &[NodeId], frame: &[FrameId], t: &Transform, dso_of: &impl Fn(F
                         DROPPED
                     },
                 );
+            }
+        }
+        Transform::FoldInlined => {
+            // An inlined frame with no caller in the stack (a chain cut short) stays.
+            let inlined = |f: FrameId| frames.get(f as usize).is_some_and(|x| x.kind == FrameKind::Inlined);
+            for i in 1..n {
+                let p = parent.get(i).copied().unwrap_or(ROOT);
+                let fr = frame_of(i);
+                let to = if inlined(fr) && p != ROOT { at(&map, p) } else { out.child(at(&map, p), fr) };
+                set(&mut map, i, to);
             }
         }
         Transform::CollapseDirectRecursion(f) => {
@@ -356,6 +368,63 @@ mod tests {
         let t = p.call_tree(&with(vec![Merge(main), FocusFunction(b)]));
         assert_eq!(named(&p, &t), rows(&[(0, "<root>", 9, 0), (1, "b", 9, 9)]));
         assert_eq!(p.call_tree(&with(vec![Merge(99), DropFunction(99)])), p.call_tree(&Filter::default()));
+    }
+
+    /// main → sort (3 samples in its own code), main → sort → [swap] (5, swap inlined
+    /// into sort), main → sort → [swap] → [less] (2, less inlined into swap),
+    /// main → sort → [swap] → cmp (4, a real call from the inlined code), and an
+    /// inlined frame with no caller, [orphan] (1).
+    fn inlined_profile() -> (StackProfile, [u32; 6]) {
+        let mut p = StackProfile::new();
+        let e = p.add_event("cpu-clock");
+        let main = p.frame("main", Some("prog"), FrameKind::User);
+        let sort = p.frame("sort", Some("prog"), FrameKind::User);
+        let swap = p.frame("swap", Some("prog"), FrameKind::Inlined);
+        let less = p.frame("less", Some("prog"), FrameKind::Inlined);
+        let cmp = p.frame("cmp", Some("prog"), FrameKind::User);
+        let orphan = p.frame("orphan", Some("prog"), FrameKind::Inlined);
+        p.push_sample(e, 0, 3, &[main, sort]).unwrap();
+        p.push_sample(e, 1, 5, &[main, sort, swap]).unwrap();
+        p.push_sample(e, 2, 2, &[main, sort, swap, less]).unwrap();
+        p.push_sample(e, 3, 4, &[main, sort, swap, cmp]).unwrap();
+        p.push_sample(e, 4, 1, &[orphan]).unwrap();
+        (p, [main, sort, swap, less, cmp, orphan])
+    }
+
+    #[test]
+    fn folding_inlined_frames_gives_their_weight_to_the_function_holding_them() {
+        let (p, [main, sort, swap, less, cmp, orphan]) = inlined_profile();
+        let unfolded = [
+            (0, "<root>", 15, 0),
+            (1, "main", 14, 0),
+            (2, "sort", 14, 3),
+            (3, "swap", 11, 5),
+            (4, "cmp", 4, 4),
+            (4, "less", 2, 2),
+            (1, "orphan", 1, 1),
+        ];
+        assert_eq!(named(&p, &p.call_tree(&Filter::default())), rows(&unfolded));
+        let folded = with(vec![FoldInlined]);
+        let want =
+            [(0, "<root>", 15, 0), (1, "main", 14, 0), (2, "sort", 14, 10), (3, "cmp", 4, 4), (1, "orphan", 1, 1)];
+        assert_eq!(named(&p, &p.call_tree(&folded)), rows(&want));
+        // Unfolded, the functions table already gives inlined code's samples to
+        // sort (as perf report does); folded, the inlined rows are gone.
+        let stats = |f: &Filter| {
+            let mut s = p.functions(f);
+            s.sort_by_key(|s| s.frame);
+            s.iter().map(|s| (s.frame, s.self_weight, s.total)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            stats(&Filter::default()),
+            [(main, 0, 14), (sort, 10, 14), (swap, 0, 11), (less, 0, 2), (cmp, 4, 4), (orphan, 1, 1)]
+        );
+        assert_eq!(stats(&folded), [(main, 0, 14), (sort, 10, 14), (cmp, 4, 4), (orphan, 1, 1)]);
+        // Folding twice is folding once; folding composes with the other transforms.
+        assert_eq!(p.call_tree(&with(vec![FoldInlined, FoldInlined])), p.call_tree(&folded));
+        let t = p.call_tree(&with(vec![FoldInlined, FocusFunction(sort)]));
+        assert_eq!(named(&p, &t), rows(&[(0, "<root>", 14, 0), (1, "sort", 14, 10), (2, "cmp", 4, 4)]));
+        assert_eq!(p.inverted(&folded).nodes.get(1).map(|n| (n.frame, n.self_weight)), Some((cmp, 4)));
     }
 
     #[test]

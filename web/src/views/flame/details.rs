@@ -8,7 +8,7 @@ use std::rc::Rc;
 use pgolens_protocol::View;
 use yew::prelude::*;
 
-use super::navigate::neighbours;
+use super::navigate::{inlined_into, neighbours};
 use super::{FlameData, FrameLookup, FrameNames, Msg, SandwichView};
 
 #[derive(Properties, PartialEq)]
@@ -48,6 +48,20 @@ pub fn Details(props: &Props) -> Html {
     let source = names.map_or("", |n| n.source(frame)).to_string();
     let kind = names.map_or("", |n| n.kind(frame));
     let kind = match kind {
+        // The functions whose code holds it (callers are below in the flame graph,
+        // not in the icicle, whose rows run from the leaves).
+        "inlined" if !props.inverted => {
+            let is_inlined = |f: u32| names.is_some_and(|n| n.kind(f) == "inlined");
+            let into: Vec<String> = inlined_into(&props.flame, frame, is_inlined)
+                .into_iter()
+                .map(|(f, _)| names.map_or_else(|| format!("frame {f}"), |n| n.name(f).to_string()))
+                .collect();
+            if into.is_empty() {
+                String::from("inlined")
+            } else {
+                format!("inlined into {}", into.join(", "))
+            }
+        }
         "inlined" => String::from("inlined"),
         "" | "user" => String::from("not inlined"),
         other => format!("not inlined ({other})"),

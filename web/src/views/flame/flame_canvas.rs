@@ -4,8 +4,9 @@
 //! double-click to zoom into it; drag and wheel to pan and zoom; right-click for the
 //! frame's sandwich.
 //!
-//! Each paint writes `data-paints` (a counter), `data-paint-ms` and `data-rects` on
-//! the canvas, which the tests and the benchmark read.
+//! Each paint writes `data-paints` (a counter), `data-paint-ms`, `data-rects` and
+//! `data-inlined` (the rectangles drawn, and those of inlined frames) on the canvas,
+//! which the tests and the benchmark read.
 
 use std::rc::Rc;
 
@@ -185,7 +186,8 @@ pub fn FlameCanvas(props: &Props) -> Html {
                 *n += 1;
                 let _ = el.set_attribute("data-paints", &n.to_string());
                 let _ = el.set_attribute("data-paint-ms", &format!("{ms:.3}"));
-                let _ = el.set_attribute("data-rects", &drawn.to_string());
+                let _ = el.set_attribute("data-rects", &drawn.rects.to_string());
+                let _ = el.set_attribute("data-inlined", &drawn.inlined.to_string());
             }
         });
     }

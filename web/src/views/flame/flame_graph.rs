@@ -11,7 +11,9 @@
 //! `+`/`-` zoom around the centre, `0` resets the zoom, `a`/`d` pan, `w`/`s` scroll
 //! rows (`s` opens the selected function's sandwich instead when one is selected),
 //! `n`/`p` go to the next / previous search match, `r` collapses the selected
-//! function's recursion (a transform of the stacks). Anywhere on the tab: `/` or
+//! function's recursion (a transform of the stacks). Anywhere on the tab: `f` folds
+//! inlined frames into the functions holding their code, or unfolds them (a
+//! transform too, offered when the graph has inlined frames); `/` or
 //! Ctrl+F search (Enter / Shift+Enter: next / previous match; Esc clears the search
 //! and gives the graph the focus back), Esc closes the sandwich or else resets the
 //! zoom, `i` flips to the icicle of the inverted tree.
@@ -57,6 +59,9 @@ pub struct Props {
 
 /// What a flat recording's note says.
 const NO_CHAINS: &str = "This recording has no call chains (record with -g or --call-graph to get them)";
+/// The fold button's sample of the inlined frames' colour (the palette's first green).
+const INLINED_SWATCH: &str =
+    "display:inline-block;width:0.8em;height:0.8em;margin-right:0.3em;border-radius:2px;background:#8fd19e";
 /// Bars drawn for a flat recording (the heaviest).
 const FLAT_ROWS: usize = 500;
 
@@ -80,6 +85,12 @@ pub fn FlameGraph(props: &Props) -> Html {
     let search = use_node_ref();
     let graph = use_node_ref();
     let hovered = use_mut_ref(|| None::<u32>);
+    let inlined_frames = {
+        let names = st.names.clone();
+        use_memo(names.as_ref().map(|n| Rc::as_ptr(n) as usize), move |_| {
+            names.as_ref().is_some_and(|n| n.kinds.iter().any(|k| k == "inlined"))
+        })
+    };
     // Focus the graph so its keys work at once, unless the keys are walking the tab
     // list; the details panel is shown while the graph is.
     {
@@ -100,6 +111,18 @@ pub fn FlameGraph(props: &Props) -> Html {
     let flat = st.flame.as_ref().is_some_and(|f| f.is_flat());
     let selected_frame = st.selected_frame;
 
+    // Inlined frames: drawn in their own colours, and foldable into their functions.
+    let folded = st.samples.transforms.contains(&Transform::FoldInlined);
+    let has_inlined = *inlined_frames;
+    let fold_button = props.on_transform.clone().filter(|_| folded || has_inlined).map(|cb| {
+        let onclick = cb.reform(|_: MouseEvent| Transform::FoldInlined);
+        let title = "Fold each inlined frame into the function whose code holds it (as perf report --no-inline)";
+        html! {
+            <button class="flame-fold-inlined" aria-pressed={folded.to_string()} {title} {onclick}>
+                <span class="swatch-inlined" aria-hidden="true" style={INLINED_SWATCH}></span>{"Fold inlined "}<kbd>{"f"}</kbd>
+            </button>
+        }
+    });
     let onkeydown = {
         let (d, search, graph, hovered) = (d.clone(), search.clone(), graph.clone(), hovered.clone());
         let flame = st.flame.clone();
@@ -109,6 +132,7 @@ pub fn FlameGraph(props: &Props) -> Html {
         let icicle = st.inverted;
         let on_transform = props.on_transform.clone();
         Callback::from(move |e: KeyboardEvent| {
+            let can_fold = folded || has_inlined;
             let target = e.target();
             let in_field = target.as_ref().is_some_and(|t| {
                 t.dyn_ref::<HtmlInputElement>().is_some() || t.dyn_ref::<HtmlSelectElement>().is_some()
@@ -141,6 +165,13 @@ pub fn FlameGraph(props: &Props) -> Html {
                 }
                 "Escape" => Msg::ResetZoom,
                 "i" if !rooted => Msg::ToggleInverted,
+                "f" => {
+                    if let (Some(cb), true) = (&on_transform, can_fold) {
+                        e.prevent_default();
+                        cb.emit(Transform::FoldInlined);
+                    }
+                    return;
+                }
                 "s" if sandwich_of.is_some() && (selected_frame.is_some() || !on_graph) => {
                     Msg::ShowSandwich(sandwich_of)
                 }
@@ -330,6 +361,7 @@ pub fn FlameGraph(props: &Props) -> Html {
                 if let Some(f) = selected_frame {
                     <button class="flame-sandwich" onclick={d.reform(move |_: MouseEvent| Msg::ShowSandwich(Some(f)))}>{"Sandwich "}<kbd>{"s"}</kbd></button>
                 }
+                {fold_button.unwrap_or_default()}
                 <button class="flame-reset" onclick={d.reform(|_: MouseEvent| Msg::ResetZoom)}>{"Reset zoom "}<kbd>{"0"}</kbd></button>
                 if !st.symbolized_with.is_empty() {
                     <span class="muted flame-symbols" title="Frames named from these files">{format!("symbols: {}", st.symbolized_with.join(", "))}</span>

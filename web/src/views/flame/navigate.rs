@@ -165,6 +165,34 @@ impl FlameData {
     }
 }
 
+/// The functions `frame` (an inlined frame: `inlined(frame)`) is inlined into in a
+/// flame graph (root at depth 0, callers below callees): from each of its
+/// rectangles, the first caller down the stack that is not inlined itself; by
+/// weight, heaviest first.
+pub fn inlined_into(graph: &FlameData, frame: u32, inlined: impl Fn(u32) -> bool) -> Vec<(u32, u64)> {
+    let mut into: Vec<(u32, u64)> = Vec::new();
+    for (rect, &f) in (0u32..).zip(&graph.frame) {
+        if f != frame {
+            continue;
+        }
+        let mut at = graph.parent(rect);
+        while let Some(p) = at {
+            match graph.frame_of(p) {
+                Some(pf) if pf != u32::MAX && inlined(pf) => at = graph.parent(p),
+                _ => break,
+            }
+        }
+        let Some(holder) = at.and_then(|p| graph.frame_of(p)).filter(|&h| h != u32::MAX) else { continue };
+        let w = graph.width(rect);
+        match into.iter_mut().find(|(h, _)| *h == holder) {
+            Some((_, total)) => *total += w,
+            None => into.push((holder, w)),
+        }
+    }
+    into.sort_by_key(|&(h, w)| (std::cmp::Reverse(w), h));
+    into
+}
+
 /// The immediate callers (of a sandwich's callers graph) or callees (of its
 /// callees graph) of `frame`, heaviest first, and the function's weight they share.
 /// The graph's row of the function (the root's, or the row below a root of no
@@ -277,6 +305,22 @@ mod tests {
         // A graph rooted at the function itself.
         let rooted = FlameData::from_arrays(&rects[4..], vec![0, 1, 3, 4]);
         assert_eq!(neighbours(&rooted, 0), (60, vec![(7, 40), (1, 20)]));
+    }
+
+    #[test]
+    fn an_inlined_frame_names_the_functions_holding_its_code() {
+        // In graph(): say b (1) and c (2) are inlined. b is inlined into a (30);
+        // c into a (20); a's inner call (under b) is not inlined.
+        let g = graph();
+        let inlined = |f| f == 1 || f == 2;
+        assert_eq!(inlined_into(&g, 1, inlined), vec![(0, 30)]);
+        assert_eq!(inlined_into(&g, 2, inlined), vec![(0, 20)]);
+        // Chains of inlined frames are walked down to the function: with a's inner
+        // call inlined too (frame 0 inlined everywhere), nothing holds the outer a,
+        // whose caller is the root.
+        let all = |f| f <= 2;
+        assert_eq!(inlined_into(&g, 1, all), vec![]);
+        assert_eq!(inlined_into(&g, 9, inlined), vec![]);
     }
 
     #[test]

@@ -16,19 +16,30 @@ pub const MIN_PX: f64 = 1.0;
 const CHAR_PX: f64 = 6.7;
 const FONT: &str = "11px ui-monospace, Menlo, Consolas, \"DejaVu Sans Mono\", monospace";
 
-/// Warm colours for user code, blues for the kernel, then: merged runs, search
-/// hits, frames that do not match a search.
-const PALETTE: [&str; 15] = [
+/// Warm colours for user code, blues for the kernel, greens for inlined frames
+/// (code of the function below them), then: merged runs, search hits, frames that
+/// do not match a search.
+const PALETTE: [&str; 19] = [
     "#f2a65a", "#eb8a5e", "#f3c26b", "#e9775b", "#f0b37e", "#e5965f", "#f5d07a", "#ee9f6f", // user
     "#7fb3e6", "#8fc0ec", "#6fa3dc", "#9dc7ee", // kernel
+    "#8fd19e", "#a3dba0", "#7cc7a0", "#b5e0a8", // inlined
     "#b8bcc4", // merged
     "#d43ac8", // hit
     "#dde0e5", // dimmed
 ];
 const KERNEL: usize = 8;
-const MERGED_COLOR: usize = 12;
-const HIT: usize = 13;
-const DIMMED: usize = 14;
+const INLINED: usize = 12;
+const MERGED_COLOR: usize = 16;
+const HIT: usize = 17;
+const DIMMED: usize = 18;
+
+/// What one paint drew: rectangles (merged runs included), and how many of them
+/// are inlined frames.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Painted {
+    pub rects: usize,
+    pub inlined: usize,
+}
 
 /// What to paint.
 pub struct Scene<'a> {
@@ -93,18 +104,19 @@ impl Scene<'_> {
     }
 }
 
-/// A frame's colour in [`PALETTE`]: warm for user code, blue for the kernel, picked
-/// by a hash of its name (FNV-1a), so a function keeps its colour across views and files.
+/// A frame's colour in [`PALETTE`]: warm for user code, blue for the kernel, green
+/// for inlined frames, picked by a hash of its name (FNV-1a), so a function keeps
+/// its colour across views and files.
 fn palette_index(names: Option<&FrameNames>, frame: u32) -> usize {
-    let (name, kernel) = match names {
-        Some(n) => (n.name(frame), n.kind(frame) == "kernel"),
-        None => ("", false),
+    let (name, kind) = match names {
+        Some(n) => (n.name(frame), n.kind(frame)),
+        None => ("", ""),
     };
     let h = name.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
-    if kernel {
-        KERNEL + (h % 4) as usize
-    } else {
-        (h % 8) as usize
+    match kind {
+        "kernel" => KERNEL + (h % 4) as usize,
+        "inlined" => INLINED + (h % 4) as usize,
+        _ => (h % 8) as usize,
     }
 }
 
@@ -113,8 +125,8 @@ pub fn frame_colour(names: Option<&FrameNames>, frame: u32) -> &'static str {
     PALETTE.get(palette_index(names, frame)).copied().unwrap_or("#b8bcc4")
 }
 
-/// Paints `scene`; `scratch` is reused between frames. Returns the rectangles drawn.
-pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, scratch: &mut Vec<Visible>) -> usize {
+/// Paints `scene`; `scratch` is reused between frames. Says what was drawn.
+pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, scratch: &mut Vec<Visible>) -> Painted {
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
     let (w, h) = ((scene.width_px * dpr).round() as u32, (scene.height_px * dpr).round() as u32);
     if canvas.width() != w || canvas.height() != h {
@@ -123,7 +135,7 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, scratch: &mut Vec<Visibl
     }
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
     else {
-        return 0;
+        return Painted::default();
     };
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     ctx.clear_rect(0.0, 0.0, scene.width_px, scene.height_px);
@@ -132,6 +144,10 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, scratch: &mut Vec<Visibl
 
     // One path per colour.
     let mut buckets: [Vec<(f64, f64, f64)>; PALETTE.len()] = Default::default();
+    let inlined = scene.names.map_or(0, |names| {
+        let frame = |v: &&Visible| scene.data.frame.get(v.rect as usize).copied().unwrap_or(u32::MAX);
+        scratch.iter().filter(|v| v.rect != MERGED && names.kind(frame(v)) == "inlined").count()
+    });
     for v in scratch.iter() {
         let x = v.px0.max(-1.0);
         let right = v.px1.min(scene.width_px + 1.0);
@@ -203,5 +219,5 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, scratch: &mut Vec<Visibl
             }
         }
     }
-    scratch.len()
+    Painted { rects: scratch.len(), inlined }
 }

@@ -8,8 +8,11 @@
 //! in order: `mf-F` merge, `ff-F` focus on a function, `fs-F1.F2…` focus on a
 //! subtree (`fsi-` when its path runs from the leaf, bottom-up), `cd-D` collapse a
 //! DSO, `rec-F` collapse recursion, `drec-F` collapse direct recursion only, `df-F`
-//! drop samples — `F` a frame id, `D` an index into `FrameNames::dsos`. Items not
-//! understood are dropped.
+//! drop samples, `inl` fold inlined frames — `F` a frame id, `D` an index into
+//! `FrameNames::dsos`. Items not understood are dropped.
+//!
+//! Folding inlined frames is a toggle (the flame graph's button and `f` key):
+//! pushing it when the list holds it takes it out, wherever it is.
 
 use pgolens_protocol::{FrameNames, Transform};
 
@@ -30,6 +33,10 @@ pub enum Msg {
 /// Applies `msg` to `transforms`; returns whether they changed.
 pub fn update(transforms: &mut Vec<Transform>, msg: Msg) -> bool {
     match msg {
+        Msg::Push(Transform::FoldInlined) if transforms.contains(&Transform::FoldInlined) => {
+            transforms.retain(|t| *t != Transform::FoldInlined);
+            true
+        }
         Msg::Push(t) => {
             // The same transform twice in a row does nothing more.
             if transforms.last() == Some(&t) {
@@ -59,11 +66,15 @@ fn item(t: &Transform) -> String {
         Transform::CollapseRecursion { frame } => format!("rec-{frame}"),
         Transform::CollapseDirectRecursion { frame } => format!("drec-{frame}"),
         Transform::DropFunction { frame } => format!("df-{frame}"),
+        Transform::FoldInlined => String::from("inl"),
     }
 }
 
 /// A link item back (see [`item`]).
 fn parse_item(text: &str) -> Option<Transform> {
+    if text == "inl" {
+        return Some(Transform::FoldInlined);
+    }
     let (kind, arg) = text.split_once('-')?;
     let number = || arg.parse::<u32>().ok();
     Some(match kind {
@@ -111,6 +122,7 @@ pub fn label(t: &Transform, names: Option<&FrameNames>) -> String {
         Transform::CollapseRecursion { frame } => format!("Collapse recursion {}", name(frame)),
         Transform::CollapseDirectRecursion { frame } => format!("Collapse direct recursion {}", name(frame)),
         Transform::DropFunction { frame } => format!("Drop {}", name(frame)),
+        Transform::FoldInlined => String::from("Fold inlined frames"),
     }
 }
 
@@ -128,6 +140,7 @@ mod tests {
             Transform::CollapseRecursion { frame: 5 },
             Transform::CollapseDirectRecursion { frame: 6 },
             Transform::DropFunction { frame: 8 },
+            Transform::FoldInlined,
         ]
     }
 
@@ -135,7 +148,7 @@ mod tests {
     fn a_link_carries_the_transforms_in_order() {
         let mut link = Params::default();
         write_link(&all(), &mut link);
-        assert_eq!(link.get("transforms"), Some("mf-3,ff-4,fs-0.1.2,fsi-7,cd-2,rec-5,drec-6,df-8"));
+        assert_eq!(link.get("transforms"), Some("mf-3,ff-4,fs-0.1.2,fsi-7,cd-2,rec-5,drec-6,df-8,inl"));
         let back = Params::parse(&link.fragment());
         assert_eq!(read_link(&back), all());
         let mut none = Params::default();
@@ -170,6 +183,21 @@ mod tests {
         assert_eq!(t, vec![Transform::Merge { frame: 1 }]);
         assert!(update(&mut t, Msg::PopTo(0)));
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn folding_inlined_frames_toggles_wherever_it_is_in_the_list() {
+        let mut t = vec![Transform::Merge { frame: 1 }];
+        assert!(update(&mut t, Msg::Push(Transform::FoldInlined)));
+        assert!(update(&mut t, Msg::Push(Transform::DropFunction { frame: 2 })));
+        assert_eq!(
+            t,
+            vec![Transform::Merge { frame: 1 }, Transform::FoldInlined, Transform::DropFunction { frame: 2 }]
+        );
+        // Pushed again: unfolded, the transforms around it kept.
+        assert!(update(&mut t, Msg::Push(Transform::FoldInlined)));
+        assert_eq!(t, vec![Transform::Merge { frame: 1 }, Transform::DropFunction { frame: 2 }]);
+        assert_eq!(label(&Transform::FoldInlined, None), "Fold inlined frames");
     }
 
     #[test]
