@@ -7,7 +7,7 @@
 //! profile bytes beyond the small windows the hex pane shows.
 
 use js_sys::Array;
-use pgolens_protocol::{wire, DocId, Envelope, FromWorker, OpenFile};
+use pgolens_protocol::{wire, DocId, Envelope, FromWorker, OpenFile, SymbolsFolder};
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
@@ -66,6 +66,12 @@ impl Bridge {
     pub fn open_buffer(&self, doc: DocId, name: &str, buffer: &js_sys::ArrayBuffer) -> Result<(), JsValue> {
         let (open, _) = wire::to_js(&OpenFile { doc, name: name.into() })?;
         self.worker.post_message_with_transfer(&Array::of2(&open, buffer), &Array::of1(buffer))
+    }
+
+    /// Hands a folder's files to the worker (by handle): `[SymbolsFolder, File[]]`.
+    pub fn post_folder(&self, folder: &SymbolsFolder, files: &Array) -> Result<(), JsValue> {
+        let (header, _) = wire::to_js(folder)?;
+        self.worker.post_message(&Array::of2(&header, files))
     }
 
     pub fn post(&self, envelope: &Envelope) -> Result<(), JsValue> {

@@ -27,12 +27,17 @@ self.onmessage = async (event) => {
   const msg = event.data;
   const { worker, memory } = await ready;
   try {
-    if (Array.isArray(msg)) await open(worker, memory, msg[0], msg[1]);
+    if (Array.isArray(msg) && Array.isArray(msg[1])) await folder(worker, memory, msg[0], msg[1]);
+    else if (Array.isArray(msg)) await open(worker, memory, msg[0], msg[1]);
     else worker.handle(msg);
   } catch (e) {
     // A trap means a bug in the decoders, not a bad file: say so plainly.
     const text = e instanceof Error ? e.message : String(e);
     const message = e instanceof WebAssembly.RuntimeError ? `internal error in the decoder: ${text}` : text;
+    if (Array.isArray(msg) && Array.isArray(msg[1])) {
+      console.error('pgolens: the folder could not be read', e);
+      return;
+    }
     const doc = Array.isArray(msg) ? msg[0].doc : msg.doc;
     const req = Array.isArray(msg) ? undefined : Number(msg.req);
     worker.fail(doc, req, message);
@@ -70,6 +75,37 @@ async function open(worker, memory, header, file) {
   // between the blocks (this handler yields at each), so the hash costs the first
   // view nothing; the file is read again (from the OS's cache, or the buffer).
   worker.fingerprint(doc, await fingerprintOf(file), total);
+}
+
+// A folder offered to the open recordings ([SymbolsFolder, File[]]): each file's
+// first bytes, then its section headers and notes, are read as worker.folder_probe
+// asks (a few KB of an ELF, 64 bytes of anything else); only the files
+// worker.folder_pick names (the binaries and debug files the recordings' DSOs
+// match, a kallsyms) are read whole, straight into wasm memory.
+async function folder(worker, memory, header, files) {
+  if (!worker.folder_start(header, new Float64Array(files.map((f) => f.size)))) return;
+  try {
+    for (let i = 0; i < files.length; i++) {
+      let need = worker.folder_probe(i, 0, new Uint8Array(0));
+      while (need.length === 2) {
+        const [at, len] = need;
+        const bytes = new Uint8Array(await files[i].slice(at, at + len).arrayBuffer());
+        need = worker.folder_probe(i, at, bytes);
+      }
+    }
+    for (const i of worker.folder_pick()) {
+      const file = files[i];
+      const address = worker.folder_slot(i, file.size);
+      if (address === 0) continue;
+      let at = 0;
+      for await (const chunk of readChunks(file)) {
+        new Uint8Array(memory.buffer, address + at, chunk.length).set(chunk);
+        at += chunk.length;
+      }
+    }
+  } finally {
+    worker.folder_finish();
+  }
 }
 
 /** The file's fingerprint; empty where WebCrypto is not offered. */

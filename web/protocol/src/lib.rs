@@ -33,6 +33,18 @@ pub struct OpenFile {
     pub name: String,
 }
 
+/// Offer the files of a dropped or picked folder (a build directory, a sysroot) to
+/// every open perf.data: the message is the array `[SymbolsFolder, File[]]`, the
+/// files in the order of `paths` (each file's path inside the folder). The worker
+/// reads each file's first bytes and its notes, and only the ELF files matching a
+/// recorded DSO (by build id, else by file name), their debug files and a
+/// `kallsyms` in full; each perf.data then gets [`Reply::Symbolized`] and
+/// [`Reply::Symbols`] (with no `req`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolsFolder {
+    pub paths: Vec<String>,
+}
+
 /// A request about an open document.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {
@@ -65,6 +77,9 @@ pub enum Request {
     Correlate { binary: DocId },
     /// Name this perf.data's frames from the open ELF and kallsyms documents `binaries`.
     Symbolize { binaries: Vec<DocId> },
+    /// What names this perf.data's frames: per DSO, its build id, the file matched
+    /// and its debug file, its samples ([`Reply::Symbols`]).
+    Symbols,
     /// Lay out the flame graph (`inverted`: the icicle of the inverted tree), its
     /// siblings in `order`.
     Flame {
@@ -149,6 +164,7 @@ pub enum Reply {
         stacks: StacksInfo,
         with: Vec<String>,
     },
+    Symbols(Box<SymbolStatus>),
     Flame {
         samples: SampleFilter,
         inverted: bool,
@@ -588,6 +604,9 @@ pub enum Transform {
     CollapseDirectRecursion { frame: u32 },
     /// Drop the samples whose stack holds the function.
     DropFunction { frame: u32 },
+    /// Remove every inlined frame (kind `inlined`): its weight goes to the function
+    /// it was inlined into, whose code holds it.
+    FoldInlined,
 }
 
 /// How a flame graph orders the children of a frame.
@@ -912,4 +931,46 @@ pub struct HeatRow {
 pub struct SampleCall {
     pub name: SampleName,
     pub count: u64,
+}
+
+/// What names a perf.data's frames: each DSO the recording names, and the kernel's
+/// symbols.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolStatus {
+    /// In the order the recording names them; those with samples first.
+    pub dsos: Vec<DsoStatus>,
+    /// The kallsyms file naming kernel frames, if one was given.
+    pub kallsyms: Option<String>,
+    /// Samples in the kernel and its modules.
+    pub kernel_samples: u64,
+    /// The last folder offered: its files, those that were ELF, those read in full.
+    pub folder: Option<FolderScan>,
+    /// Why the files given could not be used, if they could not.
+    pub error: Option<String>,
+}
+
+/// One DSO of a recording and what symbolizes it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DsoStatus {
+    /// As perf recorded it (`/usr/lib/x86_64-linux-gnu/libc.so.6`, `[kernel.kallsyms]`).
+    pub path: String,
+    /// Lowercase hex, as `perf buildid-list` prints it.
+    pub build_id: Option<String>,
+    /// Samples whose ip lies in it.
+    pub samples: u64,
+    /// The kernel or one of its modules (named by kallsyms, not by a file).
+    pub kernel: bool,
+    /// A file the user gave for it (by build id, else by file name); `None`: missing.
+    pub matched: Option<String>,
+    /// Its separate debug file (same build id), if one was given.
+    pub debug: Option<String>,
+}
+
+/// What a folder held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FolderScan {
+    pub files: u32,
+    pub elf: u32,
+    /// Read in full: the matched ELFs, their debug files, a kallsyms.
+    pub read: u32,
 }

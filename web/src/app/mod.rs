@@ -17,7 +17,7 @@ use link::{FileRef, Params};
 
 use crate::views::{
     bat, bolt_cfg, bolt_functions, bolt_records, call_tree, dump, flame, functions, memprof, sample_functions,
-    sample_symbols, stack_chart, stack_functions, summary, table, transforms,
+    sample_symbols, stack_chart, stack_functions, summary, symbols, table, transforms,
 };
 
 pub mod link;
@@ -121,6 +121,8 @@ pub struct Doc {
     pub bat: bat::BatState,
     pub sample_functions: sample_functions::SampleFunctions,
     pub sample_symbols: sample_symbols::SampleSymbols,
+    /// A recording's symbol status (the panel under the status line).
+    pub symbols: symbols::SymbolsState,
 }
 
 impl Doc {
@@ -154,6 +156,7 @@ impl Doc {
             bat: bat::BatState::default(),
             sample_functions: sample_functions::SampleFunctions::default(),
             sample_symbols: sample_symbols::SampleSymbols::default(),
+            symbols: symbols::SymbolsState::default(),
         }
     }
 
@@ -361,6 +364,8 @@ pub enum Action {
     /// What the user does in a sample profile's Functions tab.
     SampleFunctions(sample_functions::Msg),
     SampleSymbols(table::Msg),
+    /// Show or hide the current recording's symbol status.
+    Symbols(symbols::Msg),
     /// Show what a link says (a reload, back or forward, a shared link): at once if
     /// its files are open, else once they are.
     Restore(Params),
@@ -533,6 +538,9 @@ impl State {
                 doc.sample_functions.update(msg, doc.id, names, out)
             }),
             Action::SampleSymbols(msg) => self.with_current(|doc, out| doc.sample_symbols.update(msg, doc.id, out)),
+            Action::Symbols(msg) => {
+                self.with_current(|doc, out| doc.has_stacks() && doc.symbols.update(msg, doc.id, out))
+            }
             Action::Restore(link) => {
                 // Which of its files are missing is for try_restore to find.
                 self.restoring = Some(Restoring { link, ..Restoring::default() });
@@ -765,6 +773,7 @@ impl State {
                     let Some(summary) = d.summary.as_mut() else { return false };
                     summary.stacks = Some(stacks);
                     d.stacks.symbolized(with);
+                    d.symbols.symbolized(doc, out);
                     d.call_tree.symbolized();
                     d.stack_chart.symbolized();
                     // The table keeps its order and filter; its rows are asked again.
@@ -797,6 +806,8 @@ impl State {
                 TableId::SampleSymbols => d.sample_symbols.on_reply(Reply::Table(page)),
             }),
             Reply::BoltCfg(graph) => self.with_doc(doc, |d, _| d.bolt_cfg.loaded(req, *graph)),
+            // Without a request, a folder's status: shown at once.
+            Reply::Symbols(status) => self.with_doc(doc, |d, _| d.symbols.loaded(*status, req.is_none())),
             reply @ Reply::Summary { .. } => self.with_doc(doc, |d, _| d.profile_summary.on_reply(reply)),
             reply @ Reply::Function(_) => self.with_doc(doc, |d, _| d.functions.on_reply(reply)),
             reply @ Reply::Exported { .. } => self.with_doc(doc, |d, _| {

@@ -978,3 +978,102 @@ fn a_links_view_that_a_binary_brings_is_shown_once_the_binary_is_correlated() {
     assert_eq!(tab, View::Dump);
     assert!(!asked.contains(&Request::Function { row: 3 }), "{asked:?}");
 }
+
+#[test]
+fn folding_inlined_frames_refilters_every_stack_view_and_rides_in_the_link() {
+    use crate::views::transforms::Msg as TransformMsg;
+    use pgolens_protocol::Transform;
+    let mut s = stacked();
+    hashed(&mut s, 1, "feedfacefeedface", 100);
+    sent(&mut s);
+    let fold = || Action::Transform(TransformMsg::Push(Transform::FoldInlined));
+    assert!(s.update(Action::Transform(TransformMsg::Push(Transform::Merge { frame: 2 }))));
+    sent(&mut s);
+    // Folded (the flame graph's button or `f`): the graph and the functions table are
+    // asked for again with the fold after the merge.
+    assert!(s.update(fold()));
+    let folded = SampleFilter {
+        transforms: vec![Transform::Merge { frame: 2 }, Transform::FoldInlined],
+        ..SampleFilter::default()
+    };
+    let asked = sent(&mut s);
+    assert!(asked.iter().any(|r| matches!(r, Request::Flame { samples, .. } if *samples == folded)), "{asked:?}");
+    assert!(asked.iter().any(
+        |r| matches!(r, Request::Table { query, .. } if query.table == TableId::StackFunctions && query.samples == Some(folded.clone()))
+    ), "{asked:?}");
+    let link = s.link();
+    assert_eq!(link.get("transforms"), Some("mf-2,inl"));
+    // The link opens folded.
+    let mut r = State::default();
+    r.update(Action::Restore(Params::parse(&link.fragment())));
+    r.update(Action::Add { id: 1, name: "p".into(), size: 100, demo: false, select: true });
+    open(&mut r, 1, stacks_summary(), info("file", 0, 100, false), vec![]);
+    hashed(&mut r, 1, "feedfacefeedface", 100);
+    assert_eq!(r.restoring, None);
+    assert_eq!(r.current_doc().unwrap().stacks.samples.transforms, folded.transforms);
+    let asked = sent(&mut r);
+    assert!(asked.iter().any(|r| matches!(r, Request::Flame { samples, .. } if *samples == folded)), "{asked:?}");
+    // Toggled again: unfolded, the merge kept.
+    assert!(s.update(fold()));
+    assert_eq!(s.current_doc().unwrap().stacks.samples.transforms, vec![Transform::Merge { frame: 2 }]);
+    assert_eq!(s.link().get("transforms"), Some("mf-2"));
+}
+
+fn symbol_status(matched: Option<&str>) -> pgolens_protocol::SymbolStatus {
+    pgolens_protocol::SymbolStatus {
+        dsos: vec![
+            pgolens_protocol::DsoStatus {
+                path: "/usr/lib/x86_64-linux-gnu/libc.so.6".into(),
+                build_id: Some("93ac61ec5a8eb1396f9fbd350e3169a558528a40".into()),
+                samples: 60,
+                matched: matched.map(String::from),
+                ..Default::default()
+            },
+            pgolens_protocol::DsoStatus { path: "[vdso]".into(), samples: 0, ..Default::default() },
+        ],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_symbols_panel_asks_for_the_status_once_and_again_when_frames_are_renamed() {
+    let mut s = stacked();
+    sent(&mut s);
+    // Opening the panel asks; closing and opening it again does not.
+    assert!(s.update(Action::Symbols(crate::views::symbols::Msg::Toggle)));
+    assert_eq!(sent(&mut s), [Request::Symbols]);
+    assert!(s.current_doc().unwrap().symbols.open);
+    s.update(worker(1, Some(7), Reply::Symbols(Box::new(symbol_status(None)))));
+    let status = s.current_doc().unwrap().symbols.status.clone().unwrap();
+    // One DSO with samples, none named yet.
+    assert_eq!(crate::views::symbols::named_count(&status), (0, 1));
+    s.update(Action::Symbols(crate::views::symbols::Msg::Toggle));
+    s.update(Action::Symbols(crate::views::symbols::Msg::Toggle));
+    assert!(!sent(&mut s).contains(&Request::Symbols));
+    // A binary dropped one by one renames the frames: the status is asked again.
+    s.update(worker(1, Some(9), Reply::Symbolized { stacks: StacksInfo::default(), with: vec!["libc.so.6".into()] }));
+    assert!(sent(&mut s).contains(&Request::Symbols));
+    s.update(worker(1, Some(10), Reply::Symbols(Box::new(symbol_status(Some("libc.so.6"))))));
+    let status = s.current_doc().unwrap().symbols.status.clone().unwrap();
+    assert_eq!(crate::views::symbols::named_count(&status), (1, 1));
+}
+
+#[test]
+fn a_folders_status_opens_the_symbols_panel_and_a_recording_never_asked_is_not_asked() {
+    let mut s = stacked();
+    sent(&mut s);
+    // Renamed before anyone looked: no status asked for.
+    s.update(worker(1, None, Reply::Symbolized { stacks: StacksInfo::default(), with: vec!["libc.so.6".into()] }));
+    assert!(!sent(&mut s).contains(&Request::Symbols));
+    // A folder's status (no request) opens the panel on it, and is not a failed open.
+    s.update(worker(1, None, Reply::Symbols(Box::new(symbol_status(Some("sysroot/libc.so.6"))))));
+    let doc = s.current_doc().unwrap();
+    assert!(doc.symbols.open && doc.phase == Phase::Ready);
+    assert_eq!(doc.symbols.status.as_ref().unwrap().dsos[0].matched.as_deref(), Some("sysroot/libc.so.6"));
+    // A file without stacks has no panel to open.
+    s.update(Action::Add { id: 2, name: "p".into(), size: 100, demo: false, select: true });
+    open(&mut s, 2, summary("instrprof-raw", &[View::Dump], View::Dump), info("f", 0, 100, false), vec![]);
+    sent(&mut s);
+    assert!(!s.update(Action::Symbols(crate::views::symbols::Msg::Toggle)));
+    assert!(sent(&mut s).is_empty());
+}

@@ -281,7 +281,7 @@ pub fn App() -> Html {
             let drop_ = listen("drop", move |e: DragEvent| {
                 e.prevent_default();
                 dragging.set(false);
-                opener.open_list(e.data_transfer().and_then(|dt| dt.files()));
+                opener.open_drop(e.data_transfer());
             });
             move || {
                 over();
@@ -405,7 +405,7 @@ pub fn App() -> Html {
                     if let Some(restoring) = &state.restoring {
                         <LinkWaiting restoring={restoring.clone()} dispatch={dispatch.clone()} />
                     }
-                    <Status doc={current.clone()} />
+                    <Status doc={current.clone()} dispatch={dispatch.clone()} opener={opener.clone()} />
                     {
                         match current {
                             Some(doc) => html! { <DocView {doc} {dispatch} /> },

@@ -5,11 +5,15 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::{Doc, Kind, Phase};
+use crate::app::{Action, Doc, Kind, Phase};
+use crate::components::opener::Opener;
+use crate::views::symbols::{self, symbols_view::SymbolsPanel};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub doc: Option<Rc<Doc>>,
+    pub dispatch: Callback<Action>,
+    pub opener: Opener,
 }
 
 #[function_component]
@@ -34,6 +38,9 @@ pub fn Status(props: &Props) -> Html {
                         } else if s.needs_binary() {
                             <span class="correlated missing">{"needs its binary: drop the instrumented ELF"}</span>
                         }
+                        if s.is_perf() && s.stacks.is_some() {
+                            {symbols_toggle(doc, &props.dispatch)}
+                        }
                     </>
                 },
                 (Phase::Reading { loaded, total }, _) => {
@@ -55,7 +62,31 @@ pub fn Status(props: &Props) -> Html {
             }
         }
     };
-    html! { <div class="status" role="status" aria-live="polite" aria-label="File status">{body}</div> }
+    let panel = props.doc.as_deref().filter(|d| d.symbols.open && d.phase == Phase::Ready).map(|d| {
+        html! { <SymbolsPanel status={d.symbols.status.clone()} opener={props.opener.clone()} /> }
+    });
+    html! {
+        <>
+            <div class="status" role="status" aria-live="polite" aria-label="File status">{body}</div>
+            {panel}
+        </>
+    }
+}
+
+/// A recording's symbols button: how many of the DSOs with samples are named.
+fn symbols_toggle(doc: &Doc, dispatch: &Callback<Action>) -> Html {
+    let text = match doc.symbols.status.as_deref() {
+        Some(status) => {
+            let (named, of) = symbols::named_count(status);
+            format!("Symbols: {named} of {of} DSOs")
+        }
+        None => String::from("Symbols…"),
+    };
+    let toggle = dispatch.reform(|_: MouseEvent| Action::Symbols(symbols::Msg::Toggle));
+    html! {
+        <button class="symbols-toggle" aria-expanded={if doc.symbols.open { "true" } else { "false" }}
+            title="Which files name this recording's frames, per DSO" onclick={toggle}>{text}</button>
+    }
 }
 
 pub fn percent(loaded: u64, total: u64) -> String {

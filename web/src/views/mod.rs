@@ -18,6 +18,7 @@ pub mod sample_symbols;
 pub mod stack_chart;
 pub mod stack_functions;
 pub mod summary;
+pub mod symbols;
 pub mod table;
 pub mod transforms;
 

@@ -15,10 +15,14 @@ pub mod bolt;
 pub mod sample;
 pub mod session;
 pub mod stacks;
+pub mod symbols;
 pub mod synthetic;
 pub mod tables;
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 use pgolens_protocol::{DocId, Envelope, Failure, FromWorker, Reply, ReqId, Request};
 
@@ -29,6 +33,10 @@ use session::Session;
 #[derive(Default)]
 pub struct Sessions {
     open: BTreeMap<DocId, Session>,
+    /// The recordings' DSOs, found on the first status or folder asked for.
+    symbols: BTreeMap<DocId, symbols::Known>,
+    /// A folder whose files are being probed and read.
+    folder: Option<symbols::Folder>,
 }
 
 impl Sessions {
@@ -44,6 +52,7 @@ impl Sessions {
     pub fn answer(&mut self, doc: DocId, request: Request) -> Option<Reply> {
         if request == Request::Close {
             self.open.remove(&doc);
+            self.symbols.remove(&doc);
             return None;
         }
         Some(self.reply(doc, request).unwrap_or_else(Reply::Failed))
@@ -88,6 +97,9 @@ impl Sessions {
             self.open.insert(doc, session);
             let (stacks, with) = result?;
             return Ok(Reply::Symbolized { stacks, with });
+        }
+        if request == Request::Symbols {
+            return self.symbol_status(doc).map(|status| Reply::Symbols(Box::new(status)));
         }
         if let Request::BatFunction { row } = request {
             // The newest profile translated through this binary's BAT counts its blocks.
@@ -148,12 +160,88 @@ impl Sessions {
             }
             Request::Correlate { .. }
             | Request::Symbolize { .. }
+            | Request::Symbols
             | Request::BoltCfg { .. }
             | Request::BatFunction { .. }
             | Request::Close => {
                 return Err(Failure::new("request handled above"));
             }
         })
+    }
+
+    /// What names `doc`'s frames (see [`symbols::status`]).
+    pub fn symbol_status(&mut self, doc: DocId) -> Result<pgolens_protocol::SymbolStatus, Failure> {
+        self.known(doc)?;
+        let session = self.open.get(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
+        let known = self.symbols.get(&doc).ok_or_else(|| Failure::new("this file has no call stacks"))?;
+        Ok(symbols::status(known, &session.symbol_files()))
+    }
+
+    /// The DSOs of recording `doc`, found once.
+    fn known(&mut self, doc: DocId) -> Result<&mut symbols::Known, Failure> {
+        if !self.symbols.contains_key(&doc) {
+            let session = self.open.get(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
+            let data = session.perf_data().ok_or_else(|| Failure::new("only a perf.data with call stacks has DSOs"))?;
+            let dsos = symbols::recording_dsos(data)?;
+            self.symbols.insert(doc, symbols::Known { dsos, scan: None });
+        }
+        self.symbols.get_mut(&doc).ok_or_else(|| Failure::new("this file has no call stacks"))
+    }
+
+    /// Starts probing a folder's files (`paths` in it, and their sizes).
+    pub fn folder_start(&mut self, paths: Vec<String>, sizes: Vec<u64>) {
+        self.folder = Some(symbols::Folder::new(paths, sizes));
+    }
+
+    /// See [`symbols::Folder::probe`].
+    pub fn folder_probe(&mut self, index: usize, offset: u64, bytes: Vec<u8>) -> Option<(u64, u64)> {
+        self.folder.as_mut()?.probe(index, offset, bytes)
+    }
+
+    /// The folder's files to read in full for the open recordings (their DSOs found
+    /// now if not yet).
+    pub fn folder_pick(&mut self) -> Vec<usize> {
+        let recordings: Vec<DocId> =
+            self.open.iter().filter(|(_, s)| s.perf_data().is_some()).map(|(&id, _)| id).collect();
+        // A recording that cannot be read has no DSOs to match: its own view says why.
+        let found: Vec<DocId> = recordings.into_iter().filter(|&doc| self.known(doc).is_ok()).collect();
+        let Some(folder) = &self.folder else { return Vec::new() };
+        let dsos = found.iter().filter_map(|doc| self.symbols.get(doc)).map(|k| k.dsos.as_slice());
+        folder.pick(dsos)
+    }
+
+    /// A buffer for file `index` of the folder, `len` bytes, for the caller to fill.
+    pub fn folder_slot(&mut self, index: usize, len: usize) -> Result<&mut [u8], Failure> {
+        self.folder.as_mut().ok_or_else(|| Failure::new("no folder is being read"))?.slot(index, len)
+    }
+
+    /// Symbolizes every open recording with the folder's files read in full: for
+    /// each, its new stacks ([`Reply::Symbolized`]) and its status ([`Reply::Symbols`]).
+    pub fn folder_finish(&mut self) -> Vec<FromWorker> {
+        let Some(folder) = self.folder.take() else { return Vec::new() };
+        let scan = folder.scan();
+        let mut messages = Vec::new();
+        let docs: Vec<DocId> = self.symbols.keys().copied().collect();
+        for doc in docs {
+            let (Some(session), Some(known)) = (self.open.get_mut(&doc), self.symbols.get_mut(&doc)) else { continue };
+            known.scan = Some(scan);
+            let files = folder.files_for(&known.dsos);
+            let added = files.iter().try_for_each(|(name, data, kallsyms)| {
+                session.symbolize_add_file(name, alloc::rc::Rc::clone(data), *kallsyms)
+            });
+            // Not a `Reply::Failed`: without a `req` that would say the open failed.
+            let mut error = None;
+            if !files.is_empty() {
+                match added.and_then(|()| session.symbolize()) {
+                    Ok((stacks, with)) => messages.push(message(doc, None, Reply::Symbolized { stacks, with })),
+                    Err(e) => error = Some(e.message),
+                }
+            }
+            let mut status = symbols::status(known, &session.symbol_files());
+            status.error = error;
+            messages.push(message(doc, None, Reply::Symbols(Box::new(status))));
+        }
+        messages
     }
 
     /// Answers one envelope: the message to post, if any.
@@ -172,7 +260,9 @@ pub fn message(doc: DocId, req: Option<ReqId>, reply: Reply) -> FromWorker {
 mod wasm {
     use alloc::string::String;
 
-    use pgolens_protocol::{wire, DocId, Envelope, Failure, FromWorker, OpenFile, Phase, Reply};
+    use alloc::vec::Vec;
+
+    use pgolens_protocol::{wire, DocId, Envelope, Failure, FromWorker, OpenFile, Phase, Reply, SymbolsFolder};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
 
@@ -273,6 +363,47 @@ mod wasm {
                     self.0.answer(doc, pgolens_protocol::Request::Close);
                     fail_open(doc, e);
                 }
+            }
+        }
+
+        /// Starts reading a dropped folder: `header` is its [`SymbolsFolder`], `sizes`
+        /// its files' sizes. The glue then probes each file ([`Worker::folder_probe`]),
+        /// reads those [`Worker::folder_pick`] names into [`Worker::folder_slot`]s and
+        /// calls [`Worker::folder_finish`].
+        pub fn folder_start(&mut self, header: JsValue, sizes: Vec<f64>) -> bool {
+            match wire::from_js::<SymbolsFolder>(header) {
+                Ok(folder) => {
+                    self.0.folder_start(folder.paths, sizes.into_iter().map(offset).collect());
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+
+        /// Takes `bytes` read at `at` of the folder's file `index` (none at first) and
+        /// returns the next slice to read, `[offset, len]`, or nothing once it is known.
+        pub fn folder_probe(&mut self, index: u32, at: f64, bytes: Vec<u8>) -> Vec<f64> {
+            match self.0.folder_probe(index as usize, offset(at), bytes) {
+                Some((start, len)) => alloc::vec![start as f64, len as f64],
+                None => Vec::new(),
+            }
+        }
+
+        /// The folder's files to read in full.
+        pub fn folder_pick(&mut self) -> Vec<u32> {
+            self.0.folder_pick().into_iter().filter_map(|i| u32::try_from(i).ok()).collect()
+        }
+
+        /// The address of a `len`-byte buffer for file `index`, which the caller fills
+        /// before any other call; 0 when it does not fit.
+        pub fn folder_slot(&mut self, index: u32, len: usize) -> usize {
+            self.0.folder_slot(index as usize, len).map_or(0, |slot| slot.as_mut_ptr() as usize)
+        }
+
+        /// Symbolizes the open recordings with the folder and posts their stacks and status.
+        pub fn folder_finish(&mut self) {
+            for msg in self.0.folder_finish() {
+                post(&msg);
             }
         }
 

@@ -31,6 +31,7 @@ use pgolens::model::detail::KIND_NAMES;
 use pgolens::model::fdata_records::Records;
 use pgolens::model::instrprof::{self as adapter, Names};
 use pgolens::model::memprof::{build_id_hex, Column as MemColumn, Sites};
+use pgolens::model::perf::{Addresses, PerfStacks};
 use pgolens::model::stacks::StackProfile;
 use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::symbolize::Symbolizer;
@@ -102,6 +103,11 @@ struct Decoded {
     branch_profile: bool,
     /// The binaries and kallsyms files this perf.data is symbolized with.
     symbols: Vec<SymbolFile>,
+    /// Where a perf.data's frames lie, so that binaries name them without reading
+    /// the recording again; and, once symbolized, the stacks of its addresses they
+    /// were named from.
+    addresses: Option<Addresses>,
+    unsymbolized: Option<StackProfile>,
 }
 
 /// A binary or kallsyms file that names the frames of a perf.data.
@@ -129,29 +135,32 @@ fn stacks_of(
     detection: &Detection,
     symbols: &[SymbolFile],
     progress: &mut dyn FnMut(u64, u64),
-) -> Option<Result<StackProfile, Failure>> {
+) -> Option<Result<PerfStacks, Failure>> {
     if !matches!(detection.format, Format::PerfData | Format::PerfDataPipe) {
         return None;
     }
-    Some(perf_stacks(data, symbols, progress).map_err(failure))
+    Some(
+        PerfData::parse_unindexed(data)
+            .and_then(|perf| {
+                let symbolizer = symbolizer(symbols);
+                PerfStacks::read(&perf, &symbolizer, |done, total| progress(done as u64, total as u64))
+            })
+            .map_err(failure),
+    )
 }
 
-fn perf_stacks(
-    data: &[u8],
-    symbols: &[SymbolFile],
-    progress: &mut dyn FnMut(u64, u64),
-) -> pgolens::Result<StackProfile> {
-    let perf = PerfData::parse_unindexed(data)?;
+/// The binaries and kallsyms of `symbols`, parsed. A binary that does not parse
+/// names nothing; its own session shows why.
+fn symbolizer(symbols: &[SymbolFile]) -> Symbolizer<'_> {
     let mut symbolizer = Symbolizer::new();
     for file in symbols {
-        // A binary that does not parse names nothing; its own session shows why.
         if file.kallsyms {
             let _ = symbolizer.set_kallsyms(&file.data);
         } else {
             let _ = symbolizer.add_binary(&file.name, &file.data);
         }
     }
-    pgolens::model::perf::stack_profile(&perf, &symbolizer, |done, total| progress(done as u64, total as u64))
+    symbolizer
 }
 
 /// MemProf allocation sites and the order last asked for.
@@ -338,10 +347,10 @@ impl Session {
             _ => None,
         }
         .map(|sites| MemProfView { sites, sorted: None });
-        let (stacks, stacks_error) = match stacks_of(&data, &detection, &[], progress) {
-            Some(Ok(profile)) => (Some(StacksView::new(profile)), None),
-            Some(Err(e)) => (None, Some(e)),
-            None => (None, None),
+        let (stacks, addresses, stacks_error) = match stacks_of(&data, &detection, &[], progress) {
+            Some(Ok(PerfStacks { profile, addresses })) => (Some(StacksView::new(profile)), Some(addresses), None),
+            Some(Err(e)) => (None, None, Some(e)),
+            None => (None, None, None),
         };
         let (views, views_error) = match views {
             Some(Ok(v)) => (Some(v), None),
@@ -413,6 +422,8 @@ impl Session {
             bat,
             branch_profile,
             symbols: Vec::new(),
+            addresses,
+            unsymbolized: None,
         });
         Ok(opened)
     }
@@ -453,6 +464,8 @@ impl Session {
             bat: None,
             branch_profile: false,
             symbols: Vec::new(),
+            addresses: None,
+            unsymbolized: None,
         });
         Ok(opened)
     }
@@ -473,12 +486,58 @@ impl Session {
         Ok(())
     }
 
+    /// [`Session::symbolize_add`] for a file that is no document: one read from a
+    /// dropped folder (`name`: its path in the folder), its bytes shared.
+    pub fn symbolize_add_file(&mut self, name: &str, data: Rc<Vec<u8>>, kallsyms: bool) -> Result<(), Failure> {
+        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        if !decoded.symbols.iter().any(|s| s.name == name && Rc::ptr_eq(&s.data, &data)) {
+            decoded.symbols.push(SymbolFile { name: name.to_string(), data, kallsyms });
+        }
+        Ok(())
+    }
+
+    /// The files this perf.data's frames are named from (see [`Session::symbolize_add`]).
+    pub fn symbol_files(&self) -> Vec<crate::symbols::GivenFile<'_>> {
+        self.decoded.as_ref().map_or_else(Vec::new, |d| {
+            d.symbols
+                .iter()
+                .map(|f| crate::symbols::GivenFile { name: &f.name, data: &f.data, kallsyms: f.kallsyms })
+                .collect()
+        })
+    }
+
+    /// The recording's bytes, for a perf.data (file or pipe mode) with call stacks.
+    pub fn perf_data(&self) -> Option<&[u8]> {
+        let decoded = self.decoded.as_ref()?;
+        let perf = matches!(decoded.detection.format, Format::PerfData | Format::PerfDataPipe);
+        (perf && decoded.stacks.is_some()).then_some(decoded.data.as_slice())
+    }
+
     /// Rebuilds the call stacks with the files given to [`Session::symbolize_add`]:
     /// the new stacks, and the names of the files used.
     pub fn symbolize(&mut self) -> Result<(StacksInfo, Vec<String>), Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let profile = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols, &mut |_, _| {})
-            .ok_or_else(|| fail("this file has no call stacks"))??;
+        let no_stacks = || fail("this file has no call stacks");
+        let profile = match &decoded.addresses {
+            // Stack copies are unwound with the binaries' call-frame information:
+            // the records are read again, unwound with them.
+            Some(addresses) if addresses.unwinds() => {
+                let stacks = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols, &mut |_, _| {})
+                    .ok_or_else(no_stacks)??;
+                stacks.symbolize(&symbolizer(&decoded.symbols))
+            }
+            // The recording was read once: its frames of addresses are named.
+            Some(addresses) => {
+                let unsymbolized = match decoded.unsymbolized.take() {
+                    Some(profile) => profile,
+                    None => decoded.stacks.take().ok_or_else(no_stacks)?.profile,
+                };
+                let named = addresses.symbolize(&unsymbolized, &symbolizer(&decoded.symbols));
+                decoded.unsymbolized = Some(unsymbolized);
+                named
+            }
+            None => return Err(no_stacks()),
+        };
         let stacks = StacksView::new(profile);
         let info = stacks.info();
         decoded.stacks = Some(stacks);
@@ -1013,3 +1072,7 @@ mod tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic, clippy::arithmetic_side_effects)]
 mod sample_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic, clippy::arithmetic_side_effects)]
+mod symbols_tests;

@@ -15,6 +15,7 @@
 //! Layout notes: `shared/formats/linux-perf-data.md`.
 
 pub mod attr;
+pub mod dsos;
 mod dump;
 pub mod features;
 mod file;
@@ -131,6 +132,15 @@ fn dump_pipe(data: &[u8], endian: Endian) -> Result<Node> {
     f.u64("size")?;
     let header = Node::new("perf_pipe_file_header", 0, PIPE_HEADER_SIZE).with_children(f.into_nodes());
     let mut root = Node::new("perf.data (pipe)", 0, data.len() as u64);
+    // perf writes a pipe's SAMPLE_TIME record before any sample (0, 0): the
+    // samples say when they were taken, as `perf report --header` shows a file's.
+    if let Ok(Some((first, last))) = PerfData::parse_unindexed(data).and_then(|p| dsos::sample_time_range(&p)) {
+        root = root.with_value(alloc::format!(
+            "time of first sample {}, time of last sample {}",
+            dsos::seconds(first),
+            dsos::seconds(last)
+        ));
+    }
     root.children.push(header);
     root.children.push(records::dump_stream(data, endian, PIPE_HEADER_SIZE, data.len() as u64, "records")?);
     Ok(root)
