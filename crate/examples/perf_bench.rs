@@ -1,6 +1,7 @@
 //! Times the perf.data pipeline natively on one recording: parsing (the record
 //! index, unpacking), perf's time order, and the stack profile (maps replayed,
-//! frames resolved and symbolized from the binaries given).
+//! frames resolved and symbolized from the binaries given), and with binaries the
+//! read-once path: the stacks of addresses read, then named without the recording.
 //!
 //! `cargo run --release -p pgolens --example perf_bench -- FILE.perf.data [BINARY...]`
 
@@ -41,7 +42,7 @@ fn heap(after: &str, base: usize) {
 
 use pgolens::formats::perf::PerfData;
 use pgolens::layout::flame::Flame;
-use pgolens::model::perf::stack_profile;
+use pgolens::model::perf::{stack_profile, PerfStacks};
 use pgolens::model::stacks::Filter;
 use pgolens::symbolize::Symbolizer;
 
@@ -90,6 +91,22 @@ fn main() {
         profile.node_count()
     );
     heap("stacks", base);
+    // Read once: the stacks of addresses, then named by the binaries without the
+    // recording (what the page does when binaries arrive after the recording).
+    if !binaries.is_empty() {
+        let t = Instant::now();
+        let unnamed = PerfStacks::read(&perf, &Symbolizer::new(), |_, _| {}).unwrap();
+        let read = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let named = unnamed.symbolize(&symbolizer);
+        println!(
+            "read once    {read:>8.3} s  unnamed ({} frames), then {:.3} s to name them ({} frames, {} stack nodes)",
+            unnamed.profile.frames().len(),
+            t.elapsed().as_secs_f64(),
+            named.frames().len(),
+            named.node_count()
+        );
+    }
     let t = Instant::now();
     let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
     println!("call tree    {:>8.3} s  {} nodes", t.elapsed().as_secs_f64(), tree.nodes.len());
