@@ -26,6 +26,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use hashbrown::HashMap;
+
 use super::stacks::{FrameId, FrameKind, StackProfile};
 use crate::error::Result;
 use crate::formats::perf::machine::{Machine, MapKind};
@@ -93,7 +95,8 @@ impl PerfStacks {
         stacks.profile.reserve_samples(perf.sample_count());
         let events: Vec<u32> = perf.events.iter().map(|e| stacks.profile.add_event(&e.name)).collect();
         let mut machine = Machine::new(perf);
-        let mut resolver = Resolver { cache: BTreeMap::new(), dso_index: BTreeMap::new(), unwinder: Unwinder::new() };
+        let mut resolver =
+            Resolver { cache: HashMap::default(), dso_index: BTreeMap::new(), unwinder: Unwinder::new() };
         let mut chains = ChainCache::default();
         let mut key: Vec<u64> = Vec::new();
         let total = perf.record_count();
@@ -225,9 +228,11 @@ impl Addresses {
 /// Separates a chain from the addresses unwound from its stack copy in a cache key.
 const UNWOUND: u64 = u64::MAX;
 
-/// The frame per (address space, cpumode, address), computed once.
+/// The frame per (address space, cpumode, address), computed once. (A hash map:
+/// as a B-tree, its lookups were a tenth of the decode of a recording with a
+/// million distinct call chains.)
 struct Resolver<'s> {
-    cache: BTreeMap<(usize, u16, u64), FrameId>,
+    cache: HashMap<(usize, u16, u64), FrameId>,
     /// [`Addresses::dsos`] by path and build id.
     dso_index: BTreeMap<(String, Option<Vec<u8>>), u32>,
     unwinder: Unwinder<'s>,
@@ -349,17 +354,23 @@ impl<'s> Resolver<'s> {
 }
 
 /// Leaf nodes by raw call chain: an open-addressing table over chains kept end
-/// to end in one arena, each behind a header word (its length, and the tag its
+/// to end in an arena, each behind a header word (its length, and the tag its
 /// slot was chosen by). A hit costs two cache misses, the slot and the chain; a
 /// chain costs 8 bytes besides its words (and a slot of 8, at most half full).
+/// The arena grows by fixed chunks, not by doubling: wasm memory never shrinks,
+/// and a doubled arena's old half would stay in the tab.
 #[derive(Default)]
 struct ChainCache {
     /// 0 marks an empty slot; else the chain's header position + 1 (low half) and
     /// its leaf node (high half).
     slots: Vec<u64>,
-    arena: Vec<u64>,
+    /// Chunks of [`CHUNK`] words; a chain never straddles two.
+    arena: Vec<Vec<u64>>,
     len: usize,
 }
+
+/// Words per arena chunk (8 MB).
+const CHUNK: usize = 1 << 20;
 
 impl ChainCache {
     /// The chain's slot tag: FxHash-style mixing, fast, and chains are not chosen
@@ -379,6 +390,13 @@ impl ChainCache {
         u64::from(tag) << 32 | (len as u64 & 0xffff_ffff)
     }
 
+    /// `len` words at arena position `at`.
+    fn at(&self, at: usize, len: usize) -> Option<&[u64]> {
+        let chunk = self.arena.get(at / CHUNK)?;
+        let start = at % CHUNK;
+        chunk.get(start..start.checked_add(len)?)
+    }
+
     /// The chain's leaf, or the empty slot where it would go.
     fn find(&self, tag: u32, words: &[u64]) -> core::result::Result<u32, usize> {
         let mask = self.slots.len().wrapping_sub(1);
@@ -391,11 +409,8 @@ impl ChainCache {
             }
             #[allow(clippy::cast_possible_truncation)] // the halves of the slot
             let (at, leaf) = ((slot as u32).wrapping_sub(1) as usize, (slot >> 32) as u32);
-            if self.arena.get(at) == Some(&header) {
-                let end = at.saturating_add(1).saturating_add(words.len());
-                if self.arena.get(at.saturating_add(1)..end) == Some(words) {
-                    return Ok(leaf);
-                }
+            if self.at(at, 1) == Some(&[header]) && self.at(at.saturating_add(1), words.len()) == Some(words) {
+                return Ok(leaf);
             }
             i = i.wrapping_add(1) & mask;
         }
@@ -410,17 +425,26 @@ impl ChainCache {
     }
 
     fn insert(&mut self, words: &[u64], leaf: u32) {
+        let need = words.len().saturating_add(1);
+        if need > CHUNK {
+            return;
+        }
         if self.len.saturating_mul(2) >= self.slots.len() {
             self.grow();
         }
+        if self.arena.last().is_none_or(|c| c.len().saturating_add(need) > CHUNK) {
+            self.arena.push(Vec::with_capacity(CHUNK));
+        }
+        let full = self.arena.len().saturating_sub(1).saturating_mul(CHUNK);
+        let at = full.saturating_add(self.arena.last().map_or(0, Vec::len));
         // Past 2^32 - 1 words of chains (a 32 GB recording), chains go uncached.
-        let Some(at) = u32::try_from(self.arena.len()).ok().and_then(|at| at.checked_add(1)) else { return };
+        let Some(position) = u32::try_from(at).ok().and_then(|at| at.checked_add(1)) else { return };
         let tag = Self::tag(words);
         if let Err(i) = self.find(tag, words) {
-            if let Some(slot) = self.slots.get_mut(i) {
-                *slot = u64::from(leaf) << 32 | u64::from(at);
-                self.arena.push(Self::header(tag, words.len()));
-                self.arena.extend_from_slice(words);
+            if let (Some(slot), Some(chunk)) = (self.slots.get_mut(i), self.arena.last_mut()) {
+                *slot = u64::from(leaf) << 32 | u64::from(position);
+                chunk.push(Self::header(tag, words.len()));
+                chunk.extend_from_slice(words);
                 self.len = self.len.saturating_add(1);
             }
         }
@@ -434,7 +458,9 @@ impl ChainCache {
         let mask = size.wrapping_sub(1);
         for slot in old.into_iter().filter(|&s| s != 0) {
             #[allow(clippy::cast_possible_truncation)] // the halves of the slot and header
-            let tag = self.arena.get((slot as u32).wrapping_sub(1) as usize).map_or(0, |h| (h >> 32) as u32);
+            let header = self.at((slot as u32).wrapping_sub(1) as usize, 1).and_then(<[u64]>::first);
+            #[allow(clippy::cast_possible_truncation)]
+            let tag = header.map_or(0, |h| (h >> 32) as u32);
             let mut i = tag as usize & mask;
             while self.slots.get(i).is_some_and(|&s| s != 0) {
                 i = i.wrapping_add(1) & mask;
