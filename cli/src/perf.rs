@@ -108,7 +108,7 @@ pub fn symfs_files<'d>(
             out.push((name.to_string(), bytes));
         }
         if let Some(id) = build_id {
-            let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+            let hex = pgolens::read::hex_string(&id);
             let (head, rest) = hex.split_at(2.min(hex.len()));
             let debug = root.join(format!("usr/lib/debug/.build-id/{head}/{rest}.debug"));
             if debug.is_file() && seen.insert(debug.display().to_string()) {

@@ -256,12 +256,7 @@ impl Sites {
 
 /// A segment's build id in lower-case hex.
 pub fn build_id_hex(segment: &Segment) -> alloc::string::String {
-    use core::fmt::Write;
-    let mut out = alloc::string::String::with_capacity(segment.build_id.len().saturating_mul(2));
-    for b in &segment.build_id {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+    crate::read::hex_string(&segment.build_id)
 }
 
 #[cfg(test)]

@@ -11,6 +11,16 @@ mod text;
 pub use lines::{Line, Lines};
 pub use text::{fields, head_lines, is_decimal, is_hex, looks_like_text};
 
+/// Bytes in lower-case hex, two digits each: how build ids and digests are written.
+pub fn hex_string(bytes: &[u8]) -> alloc::string::String {
+    use core::fmt::Write;
+    let mut out = alloc::string::String::with_capacity(bytes.len().saturating_mul(2));
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 use crate::error::{Error, Result};
 
 /// Byte order of multi-byte integers.

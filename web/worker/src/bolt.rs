@@ -248,7 +248,7 @@ impl BoltView {
     pub fn matches(&self, elf: &[u8]) -> Result<(), Failure> {
         let binary = Binary::parse(elf).map_err(failure)?;
         if let (Some(yaml), Some(id)) = (&self.yaml, binary.build_id) {
-            let hex: String = id.iter().map(|b| alloc::format!("{b:02x}")).collect();
+            let hex = pgolens::read::hex_string(id);
             if !yaml.header.build_id.is_empty() && *yaml.header.build_id != *hex.as_bytes() {
                 return Err(fail(alloc::format!(
                     "the profile is of build id {}, the binary's is {hex}",

@@ -211,10 +211,6 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
     (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i.checked_add(2)?)?, 16).ok()).collect()
 }
 
-fn hex(id: &[u8]) -> String {
-    id.iter().map(|b| alloc::format!("{b:02x}")).collect()
-}
-
 /// Whether a file named `name` is a separate debug file (`x.debug`, or under a
 /// `.build-id` folder).
 fn is_debug_file(name: &str) -> bool {
@@ -265,7 +261,7 @@ pub fn status(known: &Known, files: &[GivenFile<'_>]) -> SymbolStatus {
             };
             DsoStatus {
                 path,
-                build_id: d.build_id.as_deref().map(hex),
+                build_id: d.build_id.as_deref().map(pgolens::read::hex_string),
                 samples: d.samples,
                 kernel: d.kernel,
                 matched,

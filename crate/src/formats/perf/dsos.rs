@@ -300,16 +300,12 @@ mod tests {
         std::fs::read(alloc::format!("{}/../tests/corpus/bolt-perf/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
     }
 
-    fn hex(id: &[u8]) -> alloc::string::String {
-        id.iter().map(|b| alloc::format!("{b:02x}")).collect()
-    }
-
     #[test]
     fn libc_and_its_debug_file_probe_to_their_build_id_reading_a_few_slices() {
         let libc = corpus("sysroot/usr/lib/x86_64-linux-gnu/libc.so.6");
         let (probe, read) = probe_all(&libc);
         let Probe::Elf { build_id: Some(id) } = probe else { panic!("{probe:?}") };
-        assert_eq!(hex(&id), "93ac61ec5a8eb1396f9fbd350e3169a558528a40");
+        assert_eq!(crate::read::hex_string(&id), "93ac61ec5a8eb1396f9fbd350e3169a558528a40");
         assert!(read < 8192, "read {read} bytes of {}", libc.len());
         let debug = corpus("sysroot/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug");
         let (probe, _) = probe_all(&debug);
@@ -332,7 +328,10 @@ mod tests {
         let perf = PerfData::parse(&data).unwrap();
         let dsos = dsos(&perf).unwrap();
         let libc = dsos.iter().find(|d| d.name.ends_with(b"/libc.so.6")).unwrap();
-        assert_eq!(hex(libc.build_id.as_deref().unwrap()), "93ac61ec5a8eb1396f9fbd350e3169a558528a40");
+        assert_eq!(
+            crate::read::hex_string(libc.build_id.as_deref().unwrap()),
+            "93ac61ec5a8eb1396f9fbd350e3169a558528a40"
+        );
         // perf script: the samples whose ip (first frame) lies in libc.so.6.
         let script = std::fs::read_to_string(alloc::format!(
             "{}/../tests/corpus/bolt-perf/cprog/cprog.fp.perf.data.script.txt",

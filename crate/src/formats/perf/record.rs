@@ -2,7 +2,6 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt::Write;
 
 use super::attr::Attr;
 use super::sample::{counted, ReadValues, Sample, SampleId, U64s};
@@ -525,10 +524,6 @@ impl BuildIdEntry {
     }
 
     pub fn build_id_hex(&self) -> String {
-        let mut s = String::with_capacity(self.build_id.len().saturating_mul(2));
-        for b in &self.build_id {
-            let _ = write!(s, "{b:02x}");
-        }
-        s
+        crate::read::hex_string(&self.build_id)
     }
 }
