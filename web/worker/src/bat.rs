@@ -12,7 +12,7 @@ use pgolens::model::bat::{self as adapter, BatColumn, BatRow};
 use pgolens::model::bolt::Cfg;
 use pgolens_protocol::{BatDetail, BatEntry, Cell, MovedBlock, Row, TablePage, TableQuery};
 
-use crate::session::{fail, failure, Failure};
+use crate::session::{fail, Failure};
 use crate::tables;
 
 pub struct BatView {
@@ -27,8 +27,8 @@ pub struct BatView {
 
 impl BatView {
     /// The BAT of `elf`, None when it has no `.note.bolt_bat`.
-    pub fn new(elf: &[u8]) -> Result<Option<BatView>, Failure> {
-        let Some(bat) = bat::from_elf(elf).map_err(failure)? else { return Ok(None) };
+    pub fn new(elf: &[u8]) -> Result<Option<BatView>, pgolens::Error> {
+        let Some(bat) = bat::from_elf(elf)? else { return Ok(None) };
         // Names from the binary's symbols (x86-64 ELF, as BOLT writes); else addresses.
         let binary = Binary::parse(elf).ok();
         let name_at = |address: u64| {

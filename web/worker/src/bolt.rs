@@ -59,8 +59,8 @@ struct RecordOrder {
 }
 
 impl BoltView {
-    pub fn fdata(data: &[u8]) -> Result<BoltView, Failure> {
-        Ok(BoltView::from_fdata(owned(fdata::decode(data).map_err(failure)?)))
+    pub fn fdata(data: &[u8]) -> Result<BoltView, pgolens::Error> {
+        Ok(BoltView::from_fdata(owned(fdata::decode(data)?)))
     }
 
     /// The views of an fdata profile already decoded (or aggregated from branches).
@@ -78,8 +78,8 @@ impl BoltView {
         }
     }
 
-    pub fn yaml(data: &[u8]) -> Result<BoltView, Failure> {
-        let profile = yaml::decode(data).map_err(failure)?;
+    pub fn yaml(data: &[u8]) -> Result<BoltView, pgolens::Error> {
+        let profile = yaml::decode(data)?;
         let rows = FunctionRows::from_yaml(&profile);
         Ok(BoltView {
             rows,

@@ -67,6 +67,12 @@ pub fn failure(e: pgolens::Error) -> Failure {
     Failure { message: e.to_string(), location: Some(location) }
 }
 
+/// [`failure`] of an error in the content the decoders read: for a compressed file,
+/// its offset is said to be one of the decompressed content, as the CLI says it.
+fn located(compression: Option<&'static str>, e: pgolens::Error) -> Failure {
+    failure(compression.map_or(e, |c| e.in_decompressed(c)))
+}
+
 pub fn fail(message: impl Into<String>) -> Failure {
     Failure::new(message)
 }
@@ -86,6 +92,8 @@ struct Decoded {
     /// copied, with the perf.data sessions a binary symbolizes.
     data: Rc<Vec<u8>>,
     file_size: u64,
+    /// What the file was compressed with: its errors' offsets are the decompressed content's.
+    compression: Option<&'static str>,
     detection: Detection,
     root: Node,
     views: Option<Views>,
@@ -135,18 +143,14 @@ fn stacks_of(
     detection: &Detection,
     symbols: &[SymbolFile],
     progress: &mut dyn FnMut(u64, u64),
-) -> Option<Result<PerfStacks, Failure>> {
+) -> Option<Result<PerfStacks, pgolens::Error>> {
     if !matches!(detection.format, Format::PerfData | Format::PerfDataPipe) {
         return None;
     }
-    Some(
-        PerfData::parse_unindexed(data)
-            .and_then(|perf| {
-                let symbolizer = symbolizer(symbols);
-                PerfStacks::read(&perf, &symbolizer, |done, total| progress(done as u64, total as u64))
-            })
-            .map_err(failure),
-    )
+    Some(PerfData::parse_unindexed(data).and_then(|perf| {
+        let symbolizer = symbolizer(symbols);
+        PerfStacks::read(&perf, &symbolizer, |done, total| progress(done as u64, total as u64))
+    }))
 }
 
 /// The binaries and kallsyms of `symbols`, parsed. A binary that does not parse
@@ -184,8 +188,8 @@ struct Views {
 
 impl Views {
     /// `binary`: the instrumented ELF of a correlated raw profile.
-    fn instrprof(data: &[u8], binary: Option<&[u8]>) -> Result<Views, Failure> {
-        let profile = instrprof::decode(data, binary).map_err(failure)?;
+    fn instrprof(data: &[u8], binary: Option<&[u8]>) -> Result<Views, pgolens::Error> {
+        let profile = instrprof::decode(data, binary)?;
         let table = adapter::function_table(&profile);
         Ok(Views { profile, table, summaries: None, names: None, order: tables::RowOrder::default() })
     }
@@ -328,12 +332,12 @@ impl Session {
             }
         };
         // A compressed file's errors name offsets of its decompressed content, as the CLI's do.
-        let located = |e: pgolens::Error| failure(compression.map_or(e, |c| e.in_decompressed(c)));
+        let locate = |e: pgolens::Error| located(compression, e);
         // The compressed bytes are dropped here when the file was gzip.
         let data = Rc::new(data.unwrap_or(raw));
         // A binary sample profile's dump decodes it: its profile comes from that pass.
-        let (mut root, sample_profile) = pgolens::dump_with_sample_profile(&data, &detection).map_err(located)?;
-        expand(&data, &detection, &mut root)?;
+        let (mut root, sample_profile) = pgolens::dump_with_sample_profile(&data, &detection).map_err(locate)?;
+        expand(&data, &detection, compression, &mut root)?;
 
         // A profile whose records cannot be decoded (a correlated raw profile
         // without its binary) still has its dump.
@@ -349,12 +353,12 @@ impl Session {
         .map(|sites| MemProfView { sites, sorted: None });
         let (stacks, addresses, stacks_error) = match stacks_of(&data, &detection, &[], progress) {
             Some(Ok(PerfStacks { profile, addresses })) => (Some(StacksView::new(profile)), Some(addresses), None),
-            Some(Err(e)) => (None, None, Some(e)),
+            Some(Err(e)) => (None, None, Some(locate(e))),
             None => (None, None, None),
         };
         let (views, views_error) = match views {
             Some(Ok(v)) => (Some(v), None),
-            Some(Err(e)) => (None, Some(e)),
+            Some(Err(e)) => (None, Some(locate(e))),
             None => (None, stacks_error),
         };
         let (bolt, bolt_error) = match detection.format {
@@ -363,7 +367,7 @@ impl Session {
                     if detection.format == Format::BoltFdata { BoltView::fdata(&data) } else { BoltView::yaml(&data) };
                 match view {
                     Ok(v) => (Some(v), None),
-                    Err(e) => (None, Some(e)),
+                    Err(e) => (None, Some(locate(e))),
                 }
             }
             _ => (None, None),
@@ -371,14 +375,14 @@ impl Session {
         let (bat, bat_error) = match detection.format {
             Format::ElfWithBat => match BatView::new(&data) {
                 Ok(v) => (v, None),
-                Err(e) => (None, Some(e)),
+                Err(e) => (None, Some(locate(e))),
             },
             _ => (None, None),
         };
         let (sample, sample_error) = if is_sample(detection.format) {
             match sample_profile.map_or_else(|| pgolens::detect::decode_sample_profile(&data), Ok) {
                 Ok(profile) => (Some(SampleView::new(profile)), None),
-                Err(e) => (None, Some(located(e))),
+                Err(e) => (None, Some(locate(e))),
             }
         } else {
             (None, None)
@@ -412,6 +416,7 @@ impl Session {
         self.decoded = Some(Decoded {
             data,
             file_size,
+            compression,
             detection,
             root,
             views,
@@ -454,6 +459,7 @@ impl Session {
         self.decoded = Some(Decoded {
             data: Rc::new(data),
             file_size: size,
+            compression: None,
             detection,
             root,
             views: None,
@@ -523,7 +529,8 @@ impl Session {
             // the records are read again, unwound with them.
             Some(addresses) if addresses.unwinds() => {
                 let stacks = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols, &mut |_, _| {})
-                    .ok_or_else(no_stacks)??;
+                    .ok_or_else(no_stacks)?
+                    .map_err(|e| located(decoded.compression, e))?;
                 stacks.symbolize(&symbolizer(&decoded.symbols))
             }
             // The recording was read once: its frames of addresses are named.
@@ -676,7 +683,8 @@ impl Session {
         if decoded.detection.format != Format::InstrProfRaw || decoded.views.is_some() {
             return Err(fail("only a correlated raw profile is decoded with a binary"));
         }
-        decoded.views = Some(Views::instrprof(&decoded.data, Some(&elf.data))?);
+        decoded.views =
+            Some(Views::instrprof(&decoded.data, Some(&elf.data)).map_err(|e| located(decoded.compression, e))?);
         Ok(views_of(true, decoded.memprof.is_some(), None, None).0)
     }
 
@@ -925,24 +933,24 @@ impl Session {
     /// The children of the node at `path` (child indices from the root), expanding
     /// it when it is deferred.
     pub fn children(&mut self, path: &[u32]) -> Result<Vec<NodeInfo>, Failure> {
-        let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        let Decoded { data, compression, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let mut node = root;
         for &i in path {
             node = node.children.get_mut(i as usize).ok_or_else(|| fail("no such node in the dump"))?;
         }
-        expand(data, detection, node)?;
+        expand(data, detection, *compression, node)?;
         Ok(children(node))
     }
 
     /// The path to the innermost node containing `offset`, expanding deferred nodes on
     /// the way, with the children of every node it passes through (the root's first).
     pub fn path_to(&mut self, offset: u64) -> Result<PathLevels, Failure> {
-        let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        let Decoded { data, compression, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let mut path = Vec::new();
         let mut levels = Vec::new();
         let mut node = root;
         loop {
-            expand(data, detection, node)?;
+            expand(data, detection, *compression, node)?;
             // Children are sorted and disjoint; empty ones contain no offset.
             let i = node.children.partition_point(|c| c.end <= offset);
             let inside = node.children.get(i).is_some_and(|c| c.start <= offset && offset < c.end);
@@ -962,12 +970,12 @@ impl Session {
     /// The start of the dump node at `path`, the part of `path` the file has, and
     /// the children of each node on the way (as [`Session::path_to`] answers).
     pub fn reveal(&mut self, path: &[u32]) -> Result<(u64, PathLevels), Failure> {
-        let Decoded { data, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
+        let Decoded { data, compression, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
         let mut found = Vec::new();
         let mut levels = Vec::new();
         let mut node = root;
         for &i in path {
-            expand(data, detection, node)?;
+            expand(data, detection, *compression, node)?;
             let kids = children(node);
             match node.children.get_mut(i as usize) {
                 Some(child) => {
@@ -1000,11 +1008,16 @@ impl Session {
 }
 
 /// Builds the children of a deferred node, tiled like every other level.
-fn expand(data: &[u8], detection: &Detection, node: &mut Node) -> Result<(), Failure> {
+fn expand(
+    data: &[u8],
+    detection: &Detection,
+    compression: Option<&'static str>,
+    node: &mut Node,
+) -> Result<(), Failure> {
     if let Some(deferred) = node.deferred {
-        let children = pgolens::expand(data, detection, &deferred).map_err(failure)?;
+        let children = pgolens::expand(data, detection, &deferred).map_err(|e| located(compression, e))?;
         node.children = children;
-        node.tile().map_err(failure)?;
+        node.tile().map_err(|e| located(compression, e))?;
         node.deferred = None;
     }
     Ok(())

@@ -134,6 +134,19 @@ fn a_compressed_files_errors_say_their_offsets_are_of_its_decompressed_content()
 }
 
 #[test]
+fn a_compressed_files_view_errors_say_their_offsets_are_of_its_decompressed_content() {
+    // A correlated raw profile opens on its dump; its function table says why it
+    // needs the binary, at an offset of the content the decoder read.
+    let raw = corpus("llvm/bincorr-progB/bincorr-progB.profraw");
+    let plain = session("bincorr-progB.profraw", &raw).finish().unwrap().summary.views_error.unwrap();
+    let gz = session("bincorr-progB.profraw.gz", &pgolens::compress::gzip_stored(&raw)).finish().unwrap();
+    let gz = gz.summary.views_error.unwrap();
+    assert!(plain.message.ends_with(" (at offset 0x8)"), "{plain:?}");
+    assert_eq!(gz.message, format!("{} of the decompressed gzip content)", plain.message.trim_end_matches(')')));
+    assert_eq!((gz.location, plain.location), (Some(Location::Offset(8)), Some(Location::Offset(8))));
+}
+
+#[test]
 fn instrprof_files_offer_the_function_table_summary_and_details() {
     let bytes = corpus("llvm/irpgo-progA/irpgo-progA.profdata");
     let mut s = session("irpgo-progA.profdata", &bytes);
