@@ -16,6 +16,7 @@
 //! perf.data to symbolize with a fuzzed ELF), that file is a fixed corpus file
 //! ([`fixed`]) and the input is the other one.
 
+pub mod alloc;
 pub mod seeds;
 mod session;
 

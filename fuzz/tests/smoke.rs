@@ -8,13 +8,12 @@
 //!
 //! One test, run serially: the allocation counter below is process-wide.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use pgolens_fuzz::alloc::{self, Counting};
 use pgolens_fuzz::seeds::{self, Seed};
 use pgolens_fuzz::TARGETS;
 
@@ -29,53 +28,8 @@ const HANG: Duration = Duration::from_secs(10);
 /// A run that allocates more than this at once is reported.
 const ALLOCATION_LIMIT: usize = 256 << 20;
 
-/// Counts the bytes allocated now and the most since the last reset.
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(size: usize) {
-    let now = CURRENT.fetch_add(size, Ordering::Relaxed).saturating_add(size);
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the counters
-// only observe sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-            grew(new_size);
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: Counting = Counting::new();
 
 /// splitmix64: the mutations' positions, the same on every run.
 struct Positions(u64);
@@ -206,12 +160,11 @@ fn every_target_survives_its_seeds_and_their_mutations() {
             let name = seed.path.strip_prefix(seeds::repo_root()).unwrap_or(&seed.path).display().to_string();
             for (mutation, input) in mutations(bytes, other, &format!("{}/{name}", target.name)) {
                 let what = format!("{} / {name} / {mutation}", target.name);
-                let base = CURRENT.load(Ordering::Relaxed);
-                PEAK.store(base, Ordering::Relaxed);
+                let base = alloc::mark();
                 let start = Instant::now();
                 let result = catch_unwind(AssertUnwindSafe(|| (target.run)(&input)));
                 let took = start.elapsed();
-                let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+                let peak = alloc::peak_since(base);
                 totals.runs += 1;
                 totals.time += took;
                 if took > totals.slowest.0 {
