@@ -31,7 +31,7 @@ async function searchShare(page, name, { total, holding }) {
   await page.locator('.flame-share', { hasText: `${share}% of samples match` }).waitFor({ timeout: 30000 });
 }
 
-test('a folder (sysroot and program) names libc frames; the Symbols panel lists libc with its build id and debug file', async () => {
+test('a folder (sysroot and program) names libc frames, and those of a recording opened after it; the Symbols panel lists libc with its build id and debug file', async () => {
   const { page, errors } = await site.open();
   const PERF = 'bolt-perf/cprog/cprog.fp.perf.data';
   await dropFiles(page, await corpusFiles([PERF]));
@@ -68,6 +68,20 @@ test('a folder (sysroot and program) names libc frames; the Symbols panel lists 
 
     // The flame graph has libc's names: perf script's msort_with_tmp.part.0.
     await searchShare(page, 'msort_with_tmp.part.0', await samplesWith(`${PERF}.script.txt`, 'msort_with_tmp.part.0'));
+
+    // A recording opened after the folder was given is named by it too, without
+    // giving it again: the pipe recording's libc (no build id: by name) and its
+    // kernel frames (the sysroot's kallsyms).
+    const PIPE = 'bolt-perf/cprog/cprog.pipe.perf.data';
+    await dropFiles(page, await corpusFiles([PIPE]));
+    await page.locator('[role=status]').filter({ hasText: 'cprog.pipe.perf.data' }).filter({ hasText: 'perf' }).waitFor({ timeout: 30000 });
+    await page.locator('.symbols-toggle').click();
+    const pipeLibc = page.locator('.symbols-panel tr[data-dso="/usr/lib/x86_64-linux-gnu/libc.so.6"]');
+    await pipeLibc.locator('.matched', { hasText: 'libc.so.6' }).waitFor({ timeout: 30000 });
+    assert.equal((await pipeLibc.locator('td').allInnerTexts())[3], 'build/sysroot/usr/lib/x86_64-linux-gnu/libc.so.6');
+    await page.locator('.symbols-panel tr[data-dso="[kernel.kallsyms]"] .matched', { hasText: 'kallsyms' }).waitFor({ timeout: 30000 });
+    await page.getByRole('tab', { name: 'Flame graph' }).click();
+    await searchShare(page, 'do_syscall_64', await samplesWith(`${PIPE}.script-ip.txt`, 'do_syscall_64'));
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -23,6 +23,9 @@ const ready = init({ module_or_path: wasmSource }).then((wasm) => ({
 // Post read progress at most this often (bytes, or 1% of the file).
 const PROGRESS_STEP = 4 << 20;
 
+// The last folder offered ({ header, files }), for the recordings opened after it.
+let lastFolder = null;
+
 self.onmessage = async (event) => {
   const msg = event.data;
   const { worker, memory } = await ready;
@@ -71,6 +74,9 @@ async function open(worker, memory, header, file) {
     }
   }
   worker.finish(doc);
+  // A folder given before this recording was open (dropped first, or read while
+  // the recording streamed in) names it now.
+  if (lastFolder && worker.folder_wanted()) await folder(worker, memory, lastFolder.header, lastFolder.files, true);
   // Hashed once the file is shown: the requests its views make are answered
   // between the blocks (this handler yields at each), so the hash costs the first
   // view nothing; the file is read again (from the OS's cache, or the buffer).
@@ -81,9 +87,11 @@ async function open(worker, memory, header, file) {
 // first bytes, then its section headers and notes, are read as worker.folder_probe
 // asks (a few KB of an ELF, 64 bytes of anything else); only the files
 // worker.folder_pick names (the binaries and debug files the recordings' DSOs
-// match, a kallsyms) are read whole, straight into wasm memory.
-async function folder(worker, memory, header, files) {
-  if (!worker.folder_start(header, new Float64Array(files.map((f) => f.size)))) return;
+// match, a kallsyms) are read whole, straight into wasm memory. The last folder's
+// handles are kept (lastFolder): a recording opened later is given it too (`again`).
+async function folder(worker, memory, header, files, again = false) {
+  if (!worker.folder_start(header, new Float64Array(files.map((f) => f.size)), again)) return;
+  lastFolder = { header, files };
   try {
     for (let i = 0; i < files.length; i++) {
       let need = worker.folder_probe(i, 0, new Uint8Array(0));

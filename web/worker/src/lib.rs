@@ -20,7 +20,7 @@ pub mod synthetic;
 pub mod tables;
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -37,6 +37,11 @@ pub struct Sessions {
     symbols: BTreeMap<DocId, symbols::Known>,
     /// A folder whose files are being probed and read.
     folder: Option<symbols::Folder>,
+    /// The recordings the last folder was given to (or is being given to): one
+    /// opened later is given it too, when the glue offers it again.
+    given_folder: BTreeSet<DocId>,
+    /// The recordings the folder being read is for (picked in [`Sessions::folder_pick`]).
+    folder_docs: Vec<DocId>,
 }
 
 impl Sessions {
@@ -53,6 +58,7 @@ impl Sessions {
         if request == Request::Close {
             self.open.remove(&doc);
             self.symbols.remove(&doc);
+            self.given_folder.remove(&doc);
             return None;
         }
         Some(self.reply(doc, request).unwrap_or_else(Reply::Failed))
@@ -188,9 +194,27 @@ impl Sessions {
         self.symbols.get_mut(&doc).ok_or_else(|| Failure::new("this file has no call stacks"))
     }
 
-    /// Starts probing a folder's files (`paths` in it, and their sizes).
-    pub fn folder_start(&mut self, paths: Vec<String>, sizes: Vec<u64>) {
+    /// Starts probing a folder's files (`paths` in it, and their sizes). `again`:
+    /// the last folder, offered again for the recordings opened since it was given.
+    pub fn folder_start(&mut self, paths: Vec<String>, sizes: Vec<u64>, again: bool) {
+        if !again {
+            self.given_folder.clear();
+        }
         self.folder = Some(symbols::Folder::new(paths, sizes));
+    }
+
+    /// The recordings open now that the last folder was not given to.
+    fn without_folder(&self) -> Vec<DocId> {
+        self.open
+            .iter()
+            .filter(|(id, s)| s.perf_data().is_some() && !self.given_folder.contains(id))
+            .map(|(&id, _)| id)
+            .collect()
+    }
+
+    /// Whether a recording opened since the last folder was given wants it.
+    pub fn folder_wanted(&self) -> bool {
+        !self.without_folder().is_empty()
     }
 
     /// See [`symbols::Folder::probe`].
@@ -201,10 +225,11 @@ impl Sessions {
     /// The folder's files to read in full for the open recordings (their DSOs found
     /// now if not yet).
     pub fn folder_pick(&mut self) -> Vec<usize> {
-        let recordings: Vec<DocId> =
-            self.open.iter().filter(|(_, s)| s.perf_data().is_some()).map(|(&id, _)| id).collect();
+        let recordings = self.without_folder();
         // A recording that cannot be read has no DSOs to match: its own view says why.
         let found: Vec<DocId> = recordings.into_iter().filter(|&doc| self.known(doc).is_ok()).collect();
+        self.given_folder.extend(found.iter().copied());
+        self.folder_docs.clone_from(&found);
         let Some(folder) = &self.folder else { return Vec::new() };
         let dsos = found.iter().filter_map(|doc| self.symbols.get(doc)).map(|k| k.dsos.as_slice());
         folder.pick(dsos)
@@ -221,8 +246,7 @@ impl Sessions {
         let Some(folder) = self.folder.take() else { return Vec::new() };
         let scan = folder.scan();
         let mut messages = Vec::new();
-        let docs: Vec<DocId> = self.symbols.keys().copied().collect();
-        for doc in docs {
+        for doc in core::mem::take(&mut self.folder_docs) {
             let (Some(session), Some(known)) = (self.open.get_mut(&doc), self.symbols.get_mut(&doc)) else { continue };
             known.scan = Some(scan);
             let files = folder.files_for(&known.dsos);
@@ -370,10 +394,12 @@ mod wasm {
         /// its files' sizes. The glue then probes each file ([`Worker::folder_probe`]),
         /// reads those [`Worker::folder_pick`] names into [`Worker::folder_slot`]s and
         /// calls [`Worker::folder_finish`].
-        pub fn folder_start(&mut self, header: JsValue, sizes: Vec<f64>) -> bool {
+        /// `again`: the last folder, offered again to the recordings opened since
+        /// (when [`Worker::folder_wanted`] says one wants it).
+        pub fn folder_start(&mut self, header: JsValue, sizes: Vec<f64>, again: bool) -> bool {
             match wire::from_js::<SymbolsFolder>(header) {
                 Ok(folder) => {
-                    self.0.folder_start(folder.paths, sizes.into_iter().map(offset).collect());
+                    self.0.folder_start(folder.paths, sizes.into_iter().map(offset).collect(), again);
                     true
                 }
                 Err(_) => false,
@@ -398,6 +424,11 @@ mod wasm {
         /// before any other call; 0 when it does not fit.
         pub fn folder_slot(&mut self, index: u32, len: usize) -> usize {
             self.0.folder_slot(index as usize, len).map_or(0, |slot| slot.as_mut_ptr() as usize)
+        }
+
+        /// Whether a recording opened since the last folder was given wants it.
+        pub fn folder_wanted(&self) -> bool {
+            self.0.folder_wanted()
         }
 
         /// Symbolizes the open recordings with the folder and posts their stacks and status.

@@ -30,8 +30,17 @@ fn folder(dir: &str) -> Vec<(String, Vec<u8>)> {
 /// the picked ones whole. Returns the messages, the paths read whole, and the bytes
 /// probed.
 fn offer(sessions: &mut Sessions, files: &[(String, Vec<u8>)]) -> (Vec<FromWorker>, Vec<String>, u64) {
+    offer_as(sessions, files, false)
+}
+
+/// [`offer`], `again`: as the glue offers the last folder again once a recording opens.
+fn offer_as(
+    sessions: &mut Sessions,
+    files: &[(String, Vec<u8>)],
+    again: bool,
+) -> (Vec<FromWorker>, Vec<String>, u64) {
     let paths = files.iter().map(|(p, _)| p.clone()).collect();
-    sessions.folder_start(paths, files.iter().map(|(_, b)| b.len() as u64).collect());
+    sessions.folder_start(paths, files.iter().map(|(_, b)| b.len() as u64).collect(), again);
     let mut probed = 0u64;
     for (i, (_, bytes)) in files.iter().enumerate() {
         let mut next = sessions.folder_probe(i, 0, Vec::new());
@@ -194,4 +203,40 @@ fn binaries_dropped_one_by_one_show_in_the_status() {
     assert!(read.is_empty());
     assert!(!messages.iter().any(|m| matches!(m.reply, Reply::Symbolized { .. } | Reply::Failed(_))), "{messages:?}");
     assert_eq!(status_of(&messages, 1).folder.map(|f| (f.files, f.elf, f.read)), Some((1, 0, 0)));
+}
+
+#[test]
+fn a_folder_given_before_a_recording_opens_names_it_when_offered_again() {
+    // The folder comes first (dropped alone, or read while the recording still
+    // streams in): no recording takes it, and none is symbolized.
+    let mut sessions = Sessions::default();
+    let files = folder("sysroot");
+    let (messages, read, _) = offer(&mut sessions, &files);
+    assert!(messages.is_empty() && read.is_empty(), "{messages:?} {read:?}");
+    assert!(!sessions.folder_wanted());
+
+    // A recording opens: it wants the folder, and the folder offered again names it.
+    opened(&mut sessions, 1, "cprog.pipe.perf.data", &corpus("bolt-perf/cprog/cprog.pipe.perf.data"));
+    assert!(sessions.folder_wanted());
+    let (messages, read, _) = offer_as(&mut sessions, &files, true);
+    assert!(read.contains(&String::from("sysroot/usr/lib/x86_64-linux-gnu/libc.so.6")), "{read:?}");
+    let status = status_of(&messages, 1);
+    assert_eq!(dso(&status, "/libc.so.6").matched.as_deref(), Some("sysroot/usr/lib/x86_64-linux-gnu/libc.so.6"));
+    let names = sessions.get_mut(1).unwrap().frame_names().unwrap().names;
+    assert!(names.iter().any(|n| n == "do_syscall_64"), "{names:?}");
+    assert!(!sessions.folder_wanted());
+
+    // A second recording opened later is given it alone: the first is not
+    // symbolized again.
+    opened(&mut sessions, 2, "cprog.fp.perf.data", &corpus("bolt-perf/cprog/cprog.fp.perf.data"));
+    opened(&mut sessions, 3, "cprog", &corpus("bolt-perf/cprog/cprog"));
+    assert!(sessions.folder_wanted());
+    let (messages, _, _) = offer_as(&mut sessions, &files, true);
+    assert_eq!(messages.iter().map(|m| m.doc).collect::<Vec<_>>(), [2, 2], "{messages:?}");
+    assert!(dso(&status_of(&messages, 2), "/libc.so.6").matched.is_some());
+    assert!(!sessions.folder_wanted());
+
+    // A new folder goes to every recording open.
+    let (messages, _, _) = offer(&mut sessions, &files);
+    assert_eq!(messages.iter().filter(|m| matches!(m.reply, Reply::Symbols(_))).count(), 2, "{messages:?}");
 }
