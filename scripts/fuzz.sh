@@ -8,6 +8,12 @@
 # `cargo test -p pgolens-fuzz` (fuzz/tests/smoke.rs).
 #
 #   scripts/fuzz.sh [TARGET...]          all targets when none is named
+#   scripts/fuzz.sh --totals             the executions of every run so far, per target
+#
+# Each run appends a line per target to OUT/ledger.tsv (date, commit, sanitizer,
+# target, executions, seconds, cov, ft, corpus, findings); with OUT kept between
+# runs the campaign is cumulative: each run starts from the corpus the earlier ones
+# grew, and --totals adds up their executions.
 #
 # Environment:
 #   RUNS=10000000   executions per target (libFuzzer -runs)
@@ -33,6 +39,16 @@ export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$root/target/fuzz}
 triple=x86_64-unknown-linux-gnu
 
 cd "$root"
+ledger="$OUT/ledger.tsv"
+if [ "${1:-}" = --totals ]; then
+  [ -f "$ledger" ] || { echo "no runs yet in $ledger"; exit 0; }
+  # Columns: date commit sanitizer target executions seconds cov ft corpus findings.
+  printf '%-20s %5s %12s %9s %7s %14s %8s\n' target runs executions hours cov corpus findings
+  awk -F'\t' '{ runs[$4]++; ex[$4] += $5; s[$4] += $6; cov[$4] = $7; corp[$4] = $9; f[$4] += $10 }
+    END { for (t in ex) printf "%-20s %5d %12d %9.2f %7s %14s %8d\n", t, runs[t], ex[t], s[t] / 3600, cov[t], corp[t], f[t] }' \
+    "$ledger" | sort
+  exit 0
+fi
 mapfile -t all < <(cargo +nightly fuzz list --fuzz-dir fuzz/libfuzzer)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
@@ -52,6 +68,7 @@ for t in "${targets[@]}"; do
   corpus="$OUT/corpus/$t" artifacts="$OUT/artifacts/$t" log="$OUT/logs/$t.log"
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   # The grown corpus first: libFuzzer adds new inputs to the first directory.
+  started=$(date +%s)
   nice -n 19 "$CARGO_TARGET_DIR/$triple/release/$t" "$corpus" "$OUT/seeds/$t" \
     -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len=1048576 -timeout=30 \
     -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
@@ -64,6 +81,8 @@ for t in "${targets[@]}"; do
   corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9]*[a-zA-Z]*\).*/\1/p' <<<"$last")
   findings=$(find "$artifacts" -type f | wc -l)
   printf '%-15s %12s %9s %7s %7s %13s %8s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$findings"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$(git rev-parse --short HEAD)" \
+    "$SANITIZER" "$t" "${execs:-0}" "$(($(date +%s) - started))" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$findings" >>"$ledger"
 done
 echo "logs: $OUT/logs/; findings: $OUT/artifacts/TARGET/ (make each a file of fuzz/regressions/TARGET/)"
 exit $status
