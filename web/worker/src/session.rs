@@ -30,17 +30,16 @@ use pgolens::formats::perf::PerfData;
 use pgolens::model::detail::KIND_NAMES;
 use pgolens::model::fdata_records::Records;
 use pgolens::model::instrprof::{self as adapter, Names};
-use pgolens::model::memprof::{build_id_hex, Column as MemColumn, Sites};
+use pgolens::model::memprof::{Column as MemColumn, Sites};
 use pgolens::model::perf::{Addresses, PerfStacks};
 use pgolens::model::stacks::StackProfile;
 use pgolens::model::{Column, FunctionTable, Summary};
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{
-    BatDetail, CallTreeNodes, Cell, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget,
-    FnTrace, Found, FrameNames, Location, MemFrame, MemSite, NodeInfo, Opened, Order, ProfileSummary, Row,
-    SampleExport, SampleFilter, SampleFnDetail, StackChartBoxes, StacksInfo, TableId, TablePage, TableQuery, Timeline,
-    View,
+    BatDetail, CallTreeNodes, CfgGraph, CutoffEntry, DocId, FileSummary, FlameLayout, FnDetail, FnSite, FnTarget,
+    FnTrace, Found, FrameNames, Location, NodeInfo, Opened, Order, ProfileSummary, SampleExport, SampleFilter,
+    SampleFnDetail, StackChartBoxes, StacksInfo, TableId, TablePage, TableQuery, Timeline, View,
 };
 
 pub use pgolens_protocol::Failure;
@@ -50,6 +49,11 @@ use crate::bolt::BoltView;
 use crate::sample::SampleView;
 use crate::stacks::StacksView;
 use crate::{synthetic, tables};
+
+mod dump;
+mod memprof;
+
+use dump::{children, expand, node_info};
 
 /// The most bytes one `bytes` call returns: the hex pane asks for a few KiB around
 /// what it shows, so this only guards against a runaway request.
@@ -847,210 +851,9 @@ impl Session {
         })
     }
 
-    fn memprof_view(&mut self) -> Result<&mut MemProfView, Failure> {
-        let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        decoded.memprof.as_mut().ok_or_else(|| fail("this file has no MemProf data"))
-    }
-
-    /// A page of the MemProf allocation sites: a name column (the record's
-    /// function, or a raw profile's leaf return address), then the metrics the
-    /// profile has.
-    fn memprof_table(&mut self, query: TableQuery, start: u64, count: u64) -> Result<TablePage, Failure> {
-        let column = MemColumn::from_id(&query.column)
-            .ok_or_else(|| fail(alloc::format!("no MemProf column {:?}", query.column)))?;
-        let view = self.memprof_view()?;
-        if !matches!(&view.sorted, Some((c, d, _)) if *c == column && *d == query.descending) {
-            view.sorted = Some((column, query.descending, view.sites.sorted(column, query.descending)));
-        }
-        let sites = &view.sites;
-        let order = view.sorted.as_ref().map(|(_, _, o)| o.as_slice()).unwrap_or_default();
-        let has = sites.columns();
-        let shown: Vec<MemColumn> = tables::MEMPROF_SHOWN.into_iter().filter(|c| has.contains(c)).collect();
-        let columns = tables::memprof_columns(&has, sites.raw);
-        Ok(tables::page(query, columns, order.len(), None, order, start, count, |&id| {
-            let site = sites.site(id)?;
-            let name = match site.function {
-                Some(guid) => guid_cell(sites, guid),
-                None => {
-                    let leaf = site.frames.first().and_then(|f| f.address);
-                    Cell::Name {
-                        text: leaf.map(|pc| alloc::format!("{pc:#x}")).unwrap_or_default(),
-                        raw: None,
-                        tag: None,
-                    }
-                }
-            };
-            let mut cells = alloc::vec![name];
-            if !sites.raw {
-                cells.push(site.function.map_or(Cell::Empty, Cell::Hex));
-            }
-            cells.extend(shown.iter().map(|&c| site.metric(c).map_or(Cell::Empty, Cell::Count)));
-            Some(Row { id, cells })
-        }))
-    }
-
-    /// One allocation site in full, frames leaf first.
-    pub fn memprof_site(&mut self, id: u32) -> Result<MemSite, Failure> {
-        let sites = &self.memprof_view()?.sites;
-        let site = sites.site(id).ok_or_else(|| fail(alloc::format!("no allocation site {id}")))?;
-        let (name, demangled) = names_of(sites, site.function);
-        let frames = site
-            .frames
-            .iter()
-            .map(|f| match f.address {
-                Some(pc) => {
-                    let segment = f.segment.and_then(|s| sites.segments.get(s as usize));
-                    MemFrame {
-                        address: Some(pc),
-                        build_id: segment.map(build_id_hex),
-                        module_offset: segment.and_then(|seg| pc.checked_sub(seg.offset)),
-                        ..MemFrame::default()
-                    }
-                }
-                None => {
-                    let (name, demangled) = names_of(sites, f.function);
-                    MemFrame {
-                        guid: f.function,
-                        name,
-                        demangled,
-                        line: f.line_offset,
-                        column: f.column,
-                        inline: f.is_inline,
-                        ..MemFrame::default()
-                    }
-                }
-            })
-            .collect();
-        let fields = site
-            .info
-            .fields
-            .iter()
-            .map(|(meta, value)| (meta.name().map_or_else(|| alloc::format!("field {}", meta.0), String::from), *value))
-            .collect();
-        Ok(MemSite { id, guid: site.function, name, demangled, frames, fields, histogram: site.info.histogram.clone() })
-    }
-
-    /// The children of the node at `path` (child indices from the root), expanding
-    /// it when it is deferred.
-    pub fn children(&mut self, path: &[u32]) -> Result<Vec<NodeInfo>, Failure> {
-        let Decoded { data, compression, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let mut node = root;
-        for &i in path {
-            node = node.children.get_mut(i as usize).ok_or_else(|| fail("no such node in the dump"))?;
-        }
-        expand(data, detection, *compression, node)?;
-        Ok(children(node))
-    }
-
-    /// The path to the innermost node containing `offset`, expanding deferred nodes on
-    /// the way, with the children of every node it passes through (the root's first).
-    pub fn path_to(&mut self, offset: u64) -> Result<PathLevels, Failure> {
-        let Decoded { data, compression, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let mut path = Vec::new();
-        let mut levels = Vec::new();
-        let mut node = root;
-        loop {
-            expand(data, detection, *compression, node)?;
-            // Children are sorted and disjoint; empty ones contain no offset.
-            let i = node.children.partition_point(|c| c.end <= offset);
-            let inside = node.children.get(i).is_some_and(|c| c.start <= offset && offset < c.end);
-            if !inside {
-                break;
-            }
-            path.push(u32::try_from(i).unwrap_or(u32::MAX));
-            levels.push(children(node));
-            match node.children.get_mut(i) {
-                Some(child) => node = child,
-                None => break,
-            }
-        }
-        Ok((path, levels))
-    }
-
-    /// The start of the dump node at `path`, the part of `path` the file has, and
-    /// the children of each node on the way (as [`Session::path_to`] answers).
-    pub fn reveal(&mut self, path: &[u32]) -> Result<(u64, PathLevels), Failure> {
-        let Decoded { data, compression, detection, root, .. } = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let mut found = Vec::new();
-        let mut levels = Vec::new();
-        let mut node = root;
-        for &i in path {
-            expand(data, detection, *compression, node)?;
-            let kids = children(node);
-            match node.children.get_mut(i as usize) {
-                Some(child) => {
-                    found.push(i);
-                    levels.push(kids);
-                    node = child;
-                }
-                None => break,
-            }
-        }
-        Ok((node.start, (found, levels)))
-    }
-
-    /// The decoded bytes in `start..end`, clipped to the content and to [`MAX_WINDOW`].
-    pub fn bytes(&self, start: u64, end: u64) -> Vec<u8> {
-        let Some(decoded) = &self.decoded else { return Vec::new() };
-        let len = decoded.data.len() as u64;
-        let start = start.min(len);
-        let end = end.clamp(start, len).min(start.saturating_add(MAX_WINDOW));
-        match (usize::try_from(start), usize::try_from(end)) {
-            (Ok(s), Ok(e)) => decoded.data.get(s..e).map(<[u8]>::to_vec).unwrap_or_default(),
-            _ => Vec::new(),
-        }
-    }
-
     /// The size of the file as read (before any gunzip).
     pub fn file_size(&self) -> u64 {
         self.decoded.as_ref().map_or(self.raw.len() as u64, |d| d.file_size)
-    }
-}
-
-/// Builds the children of a deferred node, tiled like every other level.
-fn expand(
-    data: &[u8],
-    detection: &Detection,
-    compression: Option<&'static str>,
-    node: &mut Node,
-) -> Result<(), Failure> {
-    if let Some(deferred) = node.deferred {
-        let children = pgolens::expand(data, detection, &deferred).map_err(|e| located(compression, e))?;
-        node.children = children;
-        node.tile().map_err(|e| located(compression, e))?;
-        node.deferred = None;
-    }
-    Ok(())
-}
-
-/// One node without its children.
-fn node_info(node: &Node) -> NodeInfo {
-    NodeInfo {
-        label: node.label.to_string(),
-        value: node.value.as_ref().map(ToString::to_string),
-        start: node.start,
-        end: node.end,
-        has_children: !node.children.is_empty() || node.deferred.is_some(),
-    }
-}
-
-fn children(node: &Node) -> Vec<NodeInfo> {
-    node.children.iter().map(node_info).collect()
-}
-
-/// A function's raw and demangled names, where the profile names it.
-fn names_of(sites: &Sites, guid: Option<u64>) -> (Option<String>, Option<String>) {
-    let Some(name) = guid.and_then(|g| sites.name(g)) else { return (None, None) };
-    (Some(String::from_utf8_lossy(name).into_owned()), pgolens::model::demangle::demangle(name))
-}
-
-/// A MemProf row's function: its demangled name, the raw one on hover, else its GUID.
-fn guid_cell(sites: &Sites, guid: u64) -> Cell {
-    match names_of(sites, Some(guid)) {
-        (Some(raw), demangled) => {
-            Cell::Name { text: demangled.unwrap_or_else(|| raw.clone()), raw: Some(raw), tag: None }
-        }
-        _ => Cell::Name { text: alloc::format!("{guid:#018x}"), raw: None, tag: None },
     }
 }
 

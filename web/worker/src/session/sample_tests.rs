@@ -6,7 +6,7 @@
 use super::tests::{corpus, name_of, session};
 use super::*;
 use pgolens::formats::gcov::write_v4;
-use pgolens_protocol::{HeatRow, Order};
+use pgolens_protocol::{Cell, HeatRow, Order, Row};
 
 const BASIC: &str = "llvm/sample-basic/sample-basic";
 

@@ -34,11 +34,7 @@ fn offer(sessions: &mut Sessions, files: &[(String, Vec<u8>)]) -> (Vec<FromWorke
 }
 
 /// [`offer`], `again`: as the glue offers the last folder again once a recording opens.
-fn offer_as(
-    sessions: &mut Sessions,
-    files: &[(String, Vec<u8>)],
-    again: bool,
-) -> (Vec<FromWorker>, Vec<String>, u64) {
+fn offer_as(sessions: &mut Sessions, files: &[(String, Vec<u8>)], again: bool) -> (Vec<FromWorker>, Vec<String>, u64) {
     let paths = files.iter().map(|(p, _)| p.clone()).collect();
     sessions.folder_start(paths, files.iter().map(|(_, b)| b.len() as u64).collect(), again);
     let mut probed = 0u64;

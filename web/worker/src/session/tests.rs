@@ -2,7 +2,7 @@
 //! tables, graphs and byte views, and the cross-document requests.
 
 use super::*;
-use pgolens_protocol::{CfgCall, CfgInsn, Order, Reply, Request, Transform};
+use pgolens_protocol::{Cell, CfgCall, CfgInsn, Order, Reply, Request, Transform};
 
 pub(super) fn session(name: &str, bytes: &[u8]) -> Session {
     let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
