@@ -17,7 +17,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use pgolens::symbolize::{dso_offset_label, file_offset, Address, Binary, Frame, Symbolizer};
+use pgolens::symbolize::{dso_offset_label, file_offset, files_for_dso, Address, Binary, Frame, Symbolizer};
 
 const PROGRAMS: [&str; 2] = ["cprog", "cxxprog"];
 const RECORDINGS: [&str; 5] = ["fp", "dwarf", "hifreq", "pipe", "multi"];
@@ -138,6 +138,45 @@ fn libc_with_its_debug_file() {
         }
     }
     assert!(checked > 50, "only {checked} libc addresses checked");
+}
+
+#[test]
+fn files_standing_for_a_dso_follow_perfs_rule() {
+    // The sysroot's libc and libm with their debug files, and cprog: their build ids
+    // as the files carry them (perf buildid-list: libc 93ac61ec…).
+    let sysroot = common::corpus().join("bolt-perf/sysroot");
+    let paths = [
+        "usr/lib/x86_64-linux-gnu/libc.so.6",
+        "usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug",
+        "usr/lib/x86_64-linux-gnu/libm.so.6",
+        "usr/lib/debug/.build-id/d6/e6f9e3af1243eed9bf5efd366dd015a9f22c13.debug",
+    ];
+    let bytes: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(sysroot.join(p)).unwrap()).collect();
+    let ids: Vec<Vec<u8>> = bytes.iter().map(|b| Binary::parse(b).unwrap().build_id().unwrap().to_vec()).collect();
+    assert_eq!(ids[0], ids[1]);
+    assert_eq!(ids[2], ids[3]);
+    assert_ne!(ids[0], ids[2]);
+    let files: Vec<(&str, Option<&[u8]>)> = paths.iter().zip(&ids).map(|(p, id)| (*p, Some(id.as_slice()))).collect();
+    let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+    // Recorded with its build id: the library and its debug file, by the id alone.
+    assert_eq!(files_for_dso(libc, Some(&ids[0]), &files), [0, 1]);
+    assert_eq!(files_for_dso("/elsewhere/renamed.so", Some(&ids[0]), &files), [0, 1]);
+    // Without one (pipe mode): the file of its name, and its debug file by that file's id.
+    assert_eq!(files_for_dso(libc, None, &files), [0, 1]);
+    // Another build of libc (a known id no file has): the file of its name differs, so none.
+    assert_eq!(files_for_dso(libc, Some(&[1, 2, 3]), &files), [] as [usize; 0]);
+    // A file of the name whose id is not known stands for any build of it.
+    let unknown: Vec<(&str, Option<&[u8]>)> = vec![(paths[0], None), files[2]];
+    assert_eq!(files_for_dso(libc, Some(&[1, 2, 3]), &unknown), [0]);
+    assert_eq!(files_for_dso("/usr/lib/libz.so.1", None, &files), [] as [usize; 0]);
+    // The Symbolizer finds by the same rule: the debug file (more symbols) for libc.
+    let mut symbolizer = Symbolizer::new();
+    for (path, b) in paths.iter().zip(&bytes) {
+        symbolizer.add_binary(path, b).unwrap();
+    }
+    let found = symbolizer.find(libc, Some(&ids[0])).unwrap();
+    assert_eq!(found.build_id(), Some(ids[0].as_slice()));
+    assert!(symbolizer.find(libc, Some(&[1, 2, 3])).is_none());
 }
 
 #[test]

@@ -94,23 +94,57 @@ struct Entry<'a> {
     binary: Binary<'a>,
 }
 
-/// Which dropped binaries stand for a DSO (see [`Symbolizer::find`]).
-struct Matching<'q> {
+/// Which files stand for a DSO, by the rule [`Symbolizer::find`] follows: those with
+/// the DSO's build id when one of the files has it; else those with its file name,
+/// unless both build ids are known and differ. The worker's folder matching and its
+/// symbol status use the same rule, on files it has not parsed.
+pub struct DsoMatch<'q> {
     name: &'q str,
     wanted: Option<&'q [u8]>,
-    /// Some binary has the wanted build id: match by it alone.
+    /// Some file has the wanted build id: match by it alone.
     by_id: bool,
 }
 
-impl Matching<'_> {
-    fn accepts(&self, entry: &Entry<'_>) -> bool {
-        let id = entry.binary.build_id();
+impl<'q> DsoMatch<'q> {
+    /// The DSO at `dso_path` (its file name is compared) with `build_id`, among files
+    /// whose build ids are `ids`.
+    pub fn new<'i>(
+        dso_path: &'q str,
+        build_id: Option<&'q [u8]>,
+        mut ids: impl Iterator<Item = Option<&'i [u8]>>,
+    ) -> DsoMatch<'q> {
+        let wanted = build_id.filter(|id| !id.is_empty());
+        let by_id = wanted.is_some_and(|w| ids.any(|id| id == Some(w)));
+        DsoMatch { name: basename(dso_path), wanted, by_id }
+    }
+
+    /// Whether the file named `file` (a path is cut to its file name) with `id` stands for the DSO.
+    pub fn accepts(&self, file: &str, id: Option<&[u8]>) -> bool {
         if self.by_id {
             id == self.wanted
         } else {
-            entry.name == self.name && (self.wanted.is_none() || id.is_none())
+            basename(file) == self.name && (self.wanted.is_none() || id.is_none())
         }
     }
+
+    /// Whether the match is by build id (else by file name).
+    pub fn by_id(&self) -> bool {
+        self.by_id
+    }
+}
+
+/// The files (file name or path, build id) that stand for the DSO at `dso_path`
+/// recorded with `build_id`, as the symbolizer uses them: by [`DsoMatch`]; and for a
+/// DSO recorded without a build id (pipe mode), perf's way: the build id of the
+/// file of its name, which brings in that file's separate debug file too.
+pub fn files_for_dso(dso_path: &str, build_id: Option<&[u8]>, files: &[(&str, Option<&[u8]>)]) -> Vec<usize> {
+    let ids = || files.iter().map(|(_, id)| *id);
+    let by_name = DsoMatch::new(dso_path, None, ids());
+    let own = build_id.filter(|id| !id.is_empty()).or_else(|| {
+        files.iter().find(|(name, id)| id.is_some() && by_name.accepts(name, None)).and_then(|(_, id)| *id)
+    });
+    let matching = DsoMatch::new(dso_path, own, ids());
+    (0..files.len()).filter(|&i| files.get(i).is_some_and(|(name, id)| matching.accepts(name, *id))).collect()
 }
 
 /// Several dropped binaries and, optionally, the kernel's symbols.
@@ -160,7 +194,7 @@ impl<'a> Symbolizer<'a> {
     pub fn find(&self, dso_path: &str, build_id: Option<&[u8]>) -> Option<&Binary<'a>> {
         let matching = self.matching(dso_path, build_id);
         let mut best: Option<&Binary<'a>> = None;
-        for entry in self.binaries.iter().filter(|e| matching.accepts(e)) {
+        for entry in self.binaries.iter().filter(|e| matching.accepts(&e.name, e.binary.build_id())) {
             if best.is_none_or(|b| entry.binary.symbol_count() > b.symbol_count()) {
                 best = Some(&entry.binary);
             }
@@ -176,15 +210,16 @@ impl<'a> Symbolizer<'a> {
             Address::Vaddr(vaddr) => Some(vaddr),
             Address::FileOffset(offset) => {
                 let matching = self.matching(dso_path, build_id);
-                self.binaries.iter().filter(|e| matching.accepts(e)).find_map(|e| e.binary.vaddr_of_file_offset(offset))
+                self.binaries
+                    .iter()
+                    .filter(|e| matching.accepts(&e.name, e.binary.build_id()))
+                    .find_map(|e| e.binary.vaddr_of_file_offset(offset))
             }
         }
     }
 
-    fn matching<'q>(&self, dso_path: &'q str, build_id: Option<&'q [u8]>) -> Matching<'q> {
-        let wanted = build_id.filter(|id| !id.is_empty());
-        let by_id = wanted.is_some_and(|id| self.binaries.iter().any(|e| e.binary.build_id() == Some(id)));
-        Matching { name: basename(dso_path), wanted, by_id }
+    fn matching<'q>(&self, dso_path: &'q str, build_id: Option<&'q [u8]>) -> DsoMatch<'q> {
+        DsoMatch::new(dso_path, build_id, self.binaries.iter().map(|e| e.binary.build_id()))
     }
 
     /// The frames at `address` in the DSO `dso_path` (innermost first, see

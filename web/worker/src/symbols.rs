@@ -10,14 +10,14 @@
 //! debug file share one), those named like a DSO recorded without a build id, and
 //! a `kallsyms` when the recording has kernel samples.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use pgolens::formats::perf::dsos::{self, DsoUse, Probe};
 use pgolens::formats::perf::PerfData;
-use pgolens::symbolize::basename;
+use pgolens::symbolize::{basename, files_for_dso};
 use pgolens_protocol::{DsoStatus, FolderScan, SymbolStatus};
 
 use crate::session::{fail, failure, Failure};
@@ -97,35 +97,44 @@ impl Folder {
         need
     }
 
-    /// The files to read in full for recordings with these DSOs.
+    /// The files to read in full for recordings with these DSOs: the ELFs that
+    /// stand for one of them ([`files_for_dso`]), and a kallsyms for kernel samples.
     pub fn pick<'d>(&self, recordings: impl Iterator<Item = &'d [DsoUse]> + Clone) -> Vec<usize> {
-        let mut kallsyms_picked = false;
-        let mut picked = Vec::new();
-        for (index, path) in self.paths.iter().enumerate() {
-            let wanted = match self.probes.get(index).and_then(Option::as_ref) {
-                Some(Probe::Elf { build_id }) => {
-                    recordings.clone().any(|dsos| wants(dsos, path, self.build_id_of(index, build_id.as_deref())))
-                }
-                _ if basename(path) == "kallsyms" && !kallsyms_picked => {
-                    kallsyms_picked = recordings.clone().any(|dsos| dsos.iter().any(|d| d.kernel && d.samples > 0));
-                    kallsyms_picked
-                }
-                _ => false,
-            };
-            if wanted {
-                picked.push(index);
-            }
-        }
-        // The debug files of libraries matched by name (a pipe recording has no
-        // build ids): the ELFs with a picked one's build id.
-        let ids: Vec<Vec<u8>> = picked.iter().filter_map(|&i| self.elf_build_id(i)).collect();
-        for index in 0..self.paths.len() {
-            if !picked.contains(&index) && self.elf_build_id(index).is_some_and(|id| ids.contains(&id)) {
-                picked.push(index);
-            }
+        let elves: Vec<usize> = (0..self.paths.len()).filter(|&i| self.is_elf(i)).collect();
+        let mut picked = self.standing_for(&elves, recordings.clone().flatten());
+        let kernel = recordings.clone().any(|dsos| dsos.iter().any(|d| d.kernel && d.samples > 0));
+        if let Some(kallsyms) =
+            (0..self.paths.len()).find(|&i| !self.is_elf(i) && self.is_kallsyms(i)).filter(|_| kernel)
+        {
+            picked.push(kallsyms);
         }
         picked.sort_unstable();
         picked
+    }
+
+    /// Of the ELFs `elves` (file indices), those that stand for one of `dsos`.
+    fn standing_for<'d>(&self, elves: &[usize], dsos: impl Iterator<Item = &'d DsoUse>) -> Vec<usize> {
+        let ids: Vec<Option<Vec<u8>>> = elves.iter().map(|&i| self.elf_build_id(i)).collect();
+        let files: Vec<(&str, Option<&[u8]>)> = elves
+            .iter()
+            .zip(&ids)
+            .map(|(&i, id)| (self.paths.get(i).map_or("", String::as_str), id.as_deref()))
+            .collect();
+        let mut chosen = BTreeSet::new();
+        for d in dsos.filter(|d| !d.kernel) {
+            let path = String::from_utf8_lossy(&d.name);
+            chosen.extend(files_for_dso(&path, d.build_id.as_deref(), &files).into_iter().filter_map(|k| elves.get(k)));
+        }
+        chosen.into_iter().collect()
+    }
+
+    fn is_elf(&self, index: usize) -> bool {
+        matches!(self.probes.get(index), Some(Some(Probe::Elf { .. })))
+    }
+
+    /// A `kallsyms` is text: known by its name.
+    fn is_kallsyms(&self, index: usize) -> bool {
+        self.paths.get(index).is_some_and(|p| basename(p) == "kallsyms")
     }
 
     /// File `index`'s build id, when it is an ELF that has one.
@@ -173,35 +182,16 @@ impl Folder {
     /// The files read in full that name frames of a recording with `dsos`:
     /// `(path, bytes, kallsyms)`.
     pub fn files_for(&self, dsos: &[DsoUse]) -> Vec<(String, Rc<Vec<u8>>, bool)> {
-        let elf = |index: usize| matches!(self.probes.get(index), Some(Some(Probe::Elf { .. })));
-        let matched: Vec<usize> = self
-            .full
-            .keys()
-            .copied()
-            .filter(|&i| match elf(i) {
-                true => self.paths.get(i).is_some_and(|path| wants(dsos, path, self.elf_build_id(i))),
-                false => dsos.iter().any(|d| d.kernel),
-            })
-            .collect();
-        // And the debug files of those matched by name.
-        let ids: Vec<Vec<u8>> = matched.iter().filter_map(|&i| self.elf_build_id(i)).collect();
-        self.full
-            .iter()
-            .filter(|(&i, _)| matched.contains(&i) || self.elf_build_id(i).is_some_and(|id| ids.contains(&id)))
-            .filter_map(|(&i, data)| Some((self.paths.get(i)?.clone(), Rc::clone(data), !elf(i))))
+        let elves: Vec<usize> = self.full.keys().copied().filter(|&i| self.is_elf(i)).collect();
+        let mut chosen = self.standing_for(&elves, dsos.iter());
+        if dsos.iter().any(|d| d.kernel) {
+            chosen.extend(self.full.keys().copied().filter(|&i| !self.is_elf(i)));
+        }
+        chosen
+            .into_iter()
+            .filter_map(|i| Some((self.paths.get(i)?.clone(), Rc::clone(self.full.get(&i)?), !self.is_elf(i))))
             .collect()
     }
-}
-
-/// Whether an ELF at `path` with `build_id` symbolizes one of `dsos`: the same
-/// build id, or the same file name where one of the two build ids is unknown (as
-/// `pgolens::symbolize::Symbolizer` matches them).
-fn wants(dsos: &[DsoUse], path: &str, build_id: Option<Vec<u8>>) -> bool {
-    dsos.iter().any(|d| match (&d.build_id, &build_id) {
-        (Some(a), Some(b)) if a == b => true,
-        (Some(_), Some(_)) => false,
-        _ => !d.kernel && basename(&String::from_utf8_lossy(&d.name)) == basename(path),
-    })
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
@@ -230,6 +220,7 @@ pub fn status(known: &Known, files: &[GivenFile<'_>]) -> SymbolStatus {
             (f.name, id)
         })
         .collect();
+    let elves: Vec<(&str, Option<&[u8]>)> = elves.iter().map(|(n, id)| (*n, id.as_deref())).collect();
     let kallsyms = files.iter().rev().find(|f| f.kallsyms).map(|f| f.name.to_string());
     let mut dsos: Vec<DsoStatus> = known
         .dsos
@@ -241,22 +232,12 @@ pub fn status(known: &Known, files: &[GivenFile<'_>]) -> SymbolStatus {
             let (matched, debug) = if d.kernel {
                 (kallsyms.clone(), None)
             } else {
-                let by_id = d.build_id.as_ref().filter(|id| elves.iter().any(|(_, e)| e.as_ref() == Some(id)));
-                // Matched by name, a file's build id still finds its debug file.
-                let by_name = elves.iter().find(|(name, id)| {
-                    !is_debug_file(name) && basename(name) == basename(&path) && (d.build_id.is_none() || id.is_none())
-                });
-                let wanted = by_id.or_else(|| by_name.and_then(|(_, id)| id.as_ref()));
-                let candidates: Vec<&str> = elves
-                    .iter()
-                    .filter(|(name, id)| match wanted {
-                        Some(wanted) => id.as_ref() == Some(wanted),
-                        None => by_name.is_some_and(|(n, _)| n == name),
-                    })
-                    .map(|(name, _)| *name)
+                let standing: Vec<&str> = files_for_dso(&path, d.build_id.as_deref(), &elves)
+                    .into_iter()
+                    .filter_map(|k| elves.get(k).map(|(n, _)| *n))
                     .collect();
-                let matched = candidates.iter().find(|n| !is_debug_file(n)).map(|n| n.to_string());
-                let debug = candidates.iter().find(|n| is_debug_file(n)).map(|n| n.to_string());
+                let matched = standing.iter().find(|n| !is_debug_file(n)).map(|n| n.to_string());
+                let debug = standing.iter().find(|n| is_debug_file(n)).map(|n| n.to_string());
                 (matched, debug)
             };
             DsoStatus {
