@@ -170,6 +170,36 @@ fn fdata_and_binary_give_bolts_graphs() {
 }
 
 #[test]
+fn a_binary_read_again_with_its_index_gives_the_same_graphs() {
+    // What the page's worker does between requests: parse once, keep the index.
+    for (binary, profile) in
+        [("bolt-perf/bigcfg/big", "big.instr.fdata"), ("bolt-perf/cxxprog/cxxprog", "cxxprog.instr.fdata")]
+    {
+        let dir = binary.rsplit_once('/').unwrap().0;
+        let elf = common::read(binary);
+        let data = common::read(&format!("{dir}/{profile}"));
+        let profile = fdata::decode(&data).unwrap();
+        let parsed = Binary::parse(&elf).unwrap();
+        let again = Binary::with_index(&elf, parsed.index()).unwrap();
+        assert_eq!(again.build_id, parsed.build_id);
+        assert!(again.build_id.is_some_and(|id| id.len() == 20), "{binary}");
+        assert_eq!(again.functions, parsed.functions);
+        let mut graphs = 0;
+        for f in 0..parsed.functions.len() {
+            let (a, b) = (cfg_from_fdata(&profile, &parsed, f), cfg_from_fdata(&profile, &again, f));
+            assert_eq!(a.is_some(), b.is_some());
+            if let (Some(a), Some(b)) = (a, b) {
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "{binary}: {}", parsed.functions[f].name);
+                graphs += 1;
+            }
+        }
+        assert!(graphs > 0, "{binary}");
+        // The index of another file is refused.
+        assert!(Binary::with_index(&elf[..elf.len() - 1], parsed.index()).is_err());
+    }
+}
+
+#[test]
 fn the_big_function_has_its_size() {
     let text = String::from_utf8(common::read("bolt-perf/bigcfg/big.cfg.txt")).unwrap();
     let big = parse_cfg_txt(&text);

@@ -23,7 +23,7 @@ use pgolens_protocol::{
 };
 
 use crate::bat::BatView;
-use crate::session::{fail, failure, Failure};
+use crate::session::{fail, Failure};
 use crate::tables;
 
 /// A BOLT profile's rows and the order last asked for.
@@ -245,8 +245,8 @@ impl BoltView {
     /// Whether `elf` is a binary this profile can be read with: an x86-64 ELF that
     /// has one of the profile's functions (and, for a YAML profile naming its
     /// binary's build id, that build id).
-    pub fn matches(&self, elf: &[u8]) -> Result<(), Failure> {
-        let binary = Binary::parse(elf).map_err(failure)?;
+    pub fn matches(&self, binary: Result<Binary<'_>, Failure>) -> Result<(), Failure> {
+        let binary = binary?;
         if let (Some(yaml), Some(id)) = (&self.yaml, binary.build_id) {
             let hex = pgolens::read::hex_string(id);
             if !yaml.header.build_id.is_empty() && *yaml.header.build_id != *hex.as_bytes() {
@@ -290,7 +290,7 @@ impl BoltView {
     pub fn cfg(
         &mut self,
         function: Option<u32>,
-        binary: Option<(&str, &[u8])>,
+        binary: Option<(&str, Result<Binary<'_>, pgolens::Error>)>,
         bat: Option<(&str, &BatView)>,
     ) -> Result<CfgGraph, Failure> {
         let id = match function {
@@ -301,7 +301,8 @@ impl BoltView {
                 .ok_or_else(|| fail("the profile has no functions"))?,
         };
         let name = self.rows.rows.get(id as usize).map(|r| r.name.clone()).unwrap_or_default();
-        let parsed = binary.map(|(file, data)| (file, Binary::parse(data)));
+        let file = binary.as_ref().map(|(file, _)| String::from(*file));
+        let parsed = binary;
         let elf = match &parsed {
             Some((_, Ok(b))) => Some(b),
             _ => None,
@@ -428,7 +429,7 @@ impl BoltView {
                     .unwrap_or(u32::MAX),
             },
             unmatched: cfg.unmatched.len() as u64,
-            binary: binary.map(|(file, _)| String::from(file)).filter(|_| placed),
+            binary: file.filter(|_| placed),
             code_note,
         })
     }

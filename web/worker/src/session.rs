@@ -22,10 +22,12 @@ use alloc::borrow::Cow;
 use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 
 use pgolens::formats::instrprof::{self, model::Profile};
 use pgolens::formats::perf::attr::sample_type;
-use pgolens::formats::perf::perf2bolt::{self, binary::Binary};
+use pgolens::formats::perf::perf2bolt::binary::{Binary, BinaryIndex};
+use pgolens::formats::perf::perf2bolt::{self};
 use pgolens::formats::perf::PerfData;
 use pgolens::model::detail::KIND_NAMES;
 use pgolens::model::fdata_records::Records;
@@ -98,6 +100,9 @@ struct Decoded {
     file_size: u64,
     /// What the file was compressed with: its errors' offsets are the decompressed content's.
     compression: Option<&'static str>,
+    /// The file parsed as a binary for perf2bolt and BOLT's graphs (on first use):
+    /// kept, so that each graph asked for does not parse it again.
+    binary_index: OnceCell<Result<Rc<BinaryIndex>, pgolens::Error>>,
     detection: Detection,
     root: Node,
     views: Option<Views>,
@@ -421,6 +426,7 @@ impl Session {
             data,
             file_size,
             compression,
+            binary_index: OnceCell::new(),
             detection,
             root,
             views,
@@ -464,6 +470,7 @@ impl Session {
             data: Rc::new(data),
             file_size: size,
             compression: None,
+            binary_index: OnceCell::new(),
             detection,
             root,
             views: None,
@@ -514,6 +521,14 @@ impl Session {
                 .map(|f| crate::symbols::GivenFile { name: &f.name, data: &f.data, kallsyms: f.kallsyms })
                 .collect()
         })
+    }
+
+    /// The file read as an x86-64 binary (perf2bolt's view of it): parsed once, then
+    /// read again with what that parse found. `None` before it is decoded.
+    pub fn binary(&self) -> Option<Result<Binary<'_>, pgolens::Error>> {
+        let decoded = self.decoded.as_ref()?;
+        let index = decoded.binary_index.get_or_init(|| Binary::parse(&decoded.data).map(|b| b.index()));
+        Some(index.clone().and_then(|index| Binary::with_index(&decoded.data, index)))
     }
 
     /// The recording's bytes, for a perf.data (file or pipe mode) with call stacks.
@@ -646,7 +661,7 @@ impl Session {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
         // Branches become a BOLT profile with the binary, as perf2bolt aggregates them.
         if decoded.bolt.is_none() && decoded.branch_profile {
-            let parsed = Binary::parse(&elf.data).map_err(failure)?;
+            let parsed = binary.binary().ok_or_else(not_decoded)?.map_err(failure)?;
             let profile = match decoded.detection.format {
                 Format::BoltPreagg => perf2bolt::aggregate_preagg(&decoded.data, &parsed, false),
                 _ => PerfData::parse(&decoded.data)
@@ -672,7 +687,8 @@ impl Session {
         }
         // A BOLT profile reads its code from the binary: graphs for fdata, instructions for all.
         if let Some(bolt) = decoded.bolt.as_mut() {
-            bolt.matches(&elf.data).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
+            let parsed = binary.binary().ok_or_else(not_decoded)?.map_err(failure);
+            bolt.matches(parsed).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
             bolt.binary = Some(binary_id);
             // An fdata perf2bolt translated through this binary's BAT counts its blocks
             // (with branches: basic samples are not counted per block); the input
@@ -755,7 +771,7 @@ impl Session {
         bolted: Option<&Session>,
     ) -> Result<CfgGraph, Failure> {
         let decoded = self.decoded.as_mut().ok_or_else(not_decoded)?;
-        let elf = binary.and_then(|b| Some((b.name.as_str(), b.decoded.as_ref()?.data.as_slice())));
+        let elf = binary.and_then(|b| Some((b.name.as_str(), b.binary()?)));
         let bat = bolted.and_then(|b| Some((b.name.as_str(), b.decoded.as_ref()?.bat.as_ref()?)));
         decoded.bolt.as_mut().ok_or_else(|| fail("this file has no BOLT profile"))?.cfg(function, elf, bat)
     }

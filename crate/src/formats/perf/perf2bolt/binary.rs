@@ -14,6 +14,7 @@
 //! jump tables ([`super::cfg::jump_tables`]), each of which ends the table before it.
 
 use alloc::collections::BTreeMap;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
@@ -72,13 +73,27 @@ pub struct Object {
     pub size: u64,
 }
 
-/// An x86-64 ELF file read for perf2bolt.
+/// An x86-64 ELF file read for perf2bolt: its bytes and what parsing them gave
+/// ([`BinaryIndex`], whose fields it derefs to).
 #[derive(Debug)]
 pub struct Binary<'data> {
     data: &'data [u8],
+    pub build_id: Option<&'data [u8]>,
+    index: Rc<BinaryIndex>,
+}
+
+/// What [`Binary::parse`] finds in a binary, owned: a caller that keeps it (the
+/// page's worker, between requests) reads the binary again with
+/// [`Binary::with_index`] without parsing its symbols, relocations and LSDAs again,
+/// and with the jump tables found once.
+#[derive(Debug)]
+pub struct BinaryIndex {
+    /// The size of the file it was made from.
+    len: usize,
     /// `ET_EXEC`: addresses in perf.data are the binary's own (BOLT's `HasFixedLoadAddress`).
     pub fixed_load_address: bool,
-    pub build_id: Option<&'data [u8]>,
+    /// Where the GNU build id note's descriptor is in the file.
+    build_id: Option<core::ops::Range<usize>>,
     pub segments: Vec<Segment>,
     sections: Vec<Section>,
     /// Sorted by address, no two at one address.
@@ -100,6 +115,14 @@ pub struct Binary<'data> {
     /// A BOLTed binary (`.note.bolt_bat`): its BAT maps. perf2bolt then translates
     /// every address to the input binary's function offsets.
     pub translation: Option<Translation>,
+}
+
+impl core::ops::Deref for Binary<'_> {
+    type Target = BinaryIndex;
+
+    fn deref(&self) -> &BinaryIndex {
+        &self.index
+    }
 }
 
 fn bad(what: &'static str) -> impl Fn(object::Error) -> Error {
@@ -249,59 +272,53 @@ impl<'data> Binary<'data> {
         functions.sort_by_key(|f| f.address);
         functions.dedup_by_key(|f| f.address);
         let (relocations, code_relocations) = code_relocations(&table, data, &sections);
-        let mut binary = Binary {
-            data,
+        let landing_pads = match eh_frame {
+            Some((address, bytes)) => landing_pads(&sections, data, address, bytes),
+            None => Vec::new(),
+        };
+        // The note's descriptor lies in `data`: its place, for the index to keep.
+        let build_id = build_id.and_then(|id| {
+            let start = (id.as_ptr() as usize).checked_sub(data.as_ptr() as usize)?;
+            Some(start..start.checked_add(id.len())?)
+        });
+        let index = BinaryIndex {
+            len: data.len(),
             fixed_load_address,
             build_id,
             segments,
             sections,
             functions,
             objects,
-            landing_pads: Vec::new(),
+            landing_pads,
             relocations,
             code_relocations,
             jump_tables: OnceCell::new(),
             translation: crate::formats::bolt::bat::from_elf(data)?.map(|bat| Translation::new(&bat)),
         };
-        if let Some((address, bytes)) = eh_frame {
-            binary.landing_pads = binary.landing_pads(address, bytes);
-        }
-        Ok(binary)
+        Binary::with_index(data, Rc::new(index))
     }
 
-    /// The landing pads of every FDE's LSDA (`.gcc_except_table` call-site records):
-    ///
-    /// ```text
-    /// u8 LPStart encoding [LPStart]   u8 TType encoding [uleb TType offset]
-    /// u8 call-site encoding  uleb table length
-    /// per call site: start, length, landing pad (call-site encoding), uleb action
-    /// ```
-    ///
-    /// A damaged `.eh_frame` or LSDA only loses the pads it would have given.
-    fn landing_pads(&self, eh_frame_address: u64, eh_frame: &[u8]) -> Vec<u64> {
-        use gimli::{BaseAddresses, CieOrFde, EhFrame, UnwindSection};
-        let section = EhFrame::new(eh_frame, gimli::LittleEndian);
-        let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
-        let mut entries = section.entries(&bases);
-        let mut pads = Vec::new();
-        while let Ok(Some(entry)) = entries.next() {
-            let CieOrFde::Fde(partial) = entry else { continue };
-            let Ok(fde) = partial.parse(EhFrame::cie_from_offset) else { continue };
-            let Some(gimli::Pointer::Direct(lsda)) = fde.lsda() else { continue };
-            let Some(bytes) = self.bytes_at(lsda, u64::MAX) else { continue };
-            let _ = lsda_pads(bytes, fde.initial_address(), &mut pads);
+    /// The binary `data` read with the `index` a parse of the same bytes gave
+    /// ([`Binary::index`]). An index of a file of another size is refused.
+    pub fn with_index(data: &'data [u8], index: Rc<BinaryIndex>) -> Result<Binary<'data>> {
+        if index.len != data.len() {
+            return Err(Error::malformed(0, "the binary its index was made from"));
         }
-        pads.sort_unstable();
-        pads.dedup();
-        pads
+        let build_id = index.build_id.clone().and_then(|range| data.get(range));
+        Ok(Binary { data, build_id, index })
+    }
+
+    /// What parsing the binary found, to read it again with [`Binary::with_index`].
+    pub fn index(&self) -> Rc<BinaryIndex> {
+        Rc::clone(&self.index)
     }
 
     /// A binary of one function `f` made of `code` at `address`, for unit tests.
     #[cfg(test)]
     pub(crate) fn for_code(address: u64, code: &'data [u8]) -> Binary<'data> {
         let size = code.len() as u64;
-        Binary {
-            data: code,
+        let index = BinaryIndex {
+            len: code.len(),
             fixed_load_address: true,
             build_id: None,
             segments: Vec::new(),
@@ -320,7 +337,8 @@ impl<'data> Binary<'data> {
             code_relocations: Vec::new(),
             jump_tables: OnceCell::new(),
             translation: None,
-        }
+        };
+        Binary { data: code, build_id: None, index: Rc::new(index) }
     }
 
     /// Whether `address` holds a relocation against code (PC-relative or not) that
@@ -339,16 +357,47 @@ impl<'data> Binary<'data> {
 
     /// The file bytes of `[address, address + len)` (shorter if a section ends first).
     pub fn bytes_at(&self, address: u64, len: u64) -> Option<&'data [u8]> {
-        let section = self
-            .sections
-            .iter()
-            .find(|s| s.offset.is_some() && address >= s.addr && address.wrapping_sub(s.addr) < s.size)?;
-        let within = address.checked_sub(section.addr)?;
-        let len = len.min(section.size.checked_sub(within)?);
-        let start = usize::try_from(section.offset?.checked_add(within)?).ok()?;
-        let end = start.checked_add(usize::try_from(len).ok()?)?;
-        self.data.get(start..end)
+        bytes_at(&self.index.sections, self.data, address, len)
     }
+}
+
+/// The bytes of `data` at `[address, address + len)` by its `sections` (shorter if a
+/// section ends first).
+fn bytes_at<'d>(sections: &[Section], data: &'d [u8], address: u64, len: u64) -> Option<&'d [u8]> {
+    let section =
+        sections.iter().find(|s| s.offset.is_some() && address >= s.addr && address.wrapping_sub(s.addr) < s.size)?;
+    let within = address.checked_sub(section.addr)?;
+    let len = len.min(section.size.checked_sub(within)?);
+    let start = usize::try_from(section.offset?.checked_add(within)?).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    data.get(start..end)
+}
+
+/// The landing pads of every FDE's LSDA (`.gcc_except_table` call-site records):
+///
+/// ```text
+/// u8 LPStart encoding [LPStart]   u8 TType encoding [uleb TType offset]
+/// u8 call-site encoding  uleb table length
+/// per call site: start, length, landing pad (call-site encoding), uleb action
+/// ```
+///
+/// A damaged `.eh_frame` or LSDA only loses the pads it would have given.
+fn landing_pads(sections: &[Section], data: &[u8], eh_frame_address: u64, eh_frame: &[u8]) -> Vec<u64> {
+    use gimli::{BaseAddresses, CieOrFde, EhFrame, UnwindSection};
+    let section = EhFrame::new(eh_frame, gimli::LittleEndian);
+    let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
+    let mut entries = section.entries(&bases);
+    let mut pads = Vec::new();
+    while let Ok(Some(entry)) = entries.next() {
+        let CieOrFde::Fde(partial) = entry else { continue };
+        let Ok(fde) = partial.parse(EhFrame::cie_from_offset) else { continue };
+        let Some(gimli::Pointer::Direct(lsda)) = fde.lsda() else { continue };
+        let Some(bytes) = bytes_at(sections, data, lsda, u64::MAX) else { continue };
+        let _ = lsda_pads(bytes, fde.initial_address(), &mut pads);
+    }
+    pads.sort_unstable();
+    pads.dedup();
+    pads
 }
 
 /// BOLT's relocation mode and the relocations from data to code of the static
