@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p pgolens-worker --example cfg_bench -- PROFILE.fdata BINARY [GRAPHS]`
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::cast_possible_truncation)] // a bench binary
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::arithmetic_side_effects)] // a bench binary
 
 use std::time::Instant;
 
