@@ -12,8 +12,8 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use gimli::{
-    BaseAddresses, CfaRule, EhFrame, EhFrameHdr, EndianSlice, ParsedEhFrameHdr, Register, RegisterRule, RunTimeEndian,
-    UnwindContext, UnwindSection,
+    BaseAddresses, CfaRule, EhFrame, EhFrameHdr, EhFrameOffset, EndianSlice, FrameDescriptionEntry, ParsedEhFrameHdr,
+    Register, RegisterRule, RunTimeEndian, UnwindContext, UnwindSection,
 };
 use object::{Object, ObjectSection};
 
@@ -78,7 +78,26 @@ impl<'a> Tables<'a> {
         });
         Some(Tables { eh_frame, bases, hdr })
     }
+
+    /// The FDE that covers `vaddr`, found through `.eh_frame_hdr`'s search table.
+    /// gimli 0.32's own lookup (`EhHdrTable::fde_for_address`) subtracts
+    /// `.eh_frame`'s address from the table's entry unchecked, which a damaged table
+    /// overflows: here the difference is checked.
+    fn fde_by_table(&self, hdr: &ParsedEhFrameHdr<Slice<'a>>, vaddr: u64) -> gimli::Result<Fde<'a>> {
+        let table = hdr.table().ok_or(gimli::Error::NoUnwindInfoForAddress)?;
+        let entry = table.lookup(vaddr, &self.bases)?.direct()?;
+        let offset = entry.checked_sub(hdr.eh_frame_ptr().direct()?).ok_or(gimli::Error::NoUnwindInfoForAddress)?;
+        let offset = usize::try_from(offset).map_err(|_| gimli::Error::NoUnwindInfoForAddress)?;
+        let fde = self.eh_frame.fde_from_offset(&self.bases, EhFrameOffset(offset), EhFrame::cie_from_offset)?;
+        if fde.contains(vaddr) {
+            Ok(fde)
+        } else {
+            Err(gimli::Error::NoUnwindInfoForAddress)
+        }
+    }
 }
+
+type Fde<'a> = FrameDescriptionEntry<Slice<'a>>;
 
 /// Call-frame tables of the binaries met so far, read once each.
 #[derive(Default)]
@@ -148,14 +167,10 @@ impl<'a> Unwinder<'a> {
             let key = binary as *const Binary<'a> as usize;
             let tables = self.tables.entry(key).or_insert_with(|| Tables::read(binary));
             let Some(tables) = tables.as_ref() else { break };
-            let row = match &tables.hdr.as_ref().and_then(|h| h.table()) {
-                Some(table) => table.unwind_info_for_address(
-                    &tables.eh_frame,
-                    &tables.bases,
-                    context,
-                    vaddr,
-                    EhFrame::cie_from_offset,
-                ),
+            let row = match &tables.hdr {
+                Some(hdr) => tables
+                    .fde_by_table(hdr, vaddr)
+                    .and_then(|fde| fde.unwind_info_for_address(&tables.eh_frame, &tables.bases, context, vaddr)),
                 None => {
                     tables.eh_frame.unwind_info_for_address(&tables.bases, context, vaddr, EhFrame::cie_from_offset)
                 }

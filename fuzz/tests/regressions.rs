@@ -1,0 +1,21 @@
+//! The campaign's findings (`scripts/fuzz.sh`), one test each: the input that broke a
+//! target, kept in `fuzz/regressions/TARGET/NAME`, run through the target again. A
+//! test's name says what went wrong.
+
+use std::path::Path;
+
+/// Runs target `target` on `fuzz/regressions/{target}/{name}`.
+fn replay(target: &str, name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions").join(target).join(name);
+    let input = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let run = pgolens_fuzz::TARGETS.iter().find(|t| t.name == target).unwrap_or_else(|| panic!("no target {target}"));
+    (run.run)(&input);
+}
+
+/// An ELF whose `.eh_frame_hdr` search table points below `.eh_frame`: gimli
+/// 0.32's lookup subtracted the two unchecked (an overflow while unwinding a
+/// DWARF-mode recording's stacks).
+#[test]
+fn eh_frame_hdr_entry_below_eh_frame() {
+    replay("symbolize", "eh-frame-hdr-entry-below-eh-frame");
+}
