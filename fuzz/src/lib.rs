@@ -322,11 +322,14 @@ pub fn elf(data: &[u8]) {
 
 /// Symbolization with a fuzzed ELF: the fixed DWARF-chain perf.data's call stacks
 /// (symbols, inline frames, CFI unwinding) and the fixed pipe-mode perf.data's
-/// `perf script` text, both with the input as the binary `cprog`.
+/// `perf script` text, both with the input as the binary `cprog`; and the input in
+/// a folder offered to the fixed frame-pointer recording ([`session::folder_offer`]:
+/// probing, matching by build id, the worker's symbolization and status).
 pub fn symbolize(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
     }
+    session::folder_offer(data);
     let mut symbolizer = Symbolizer::new();
     if symbolizer.add_binary("cprog", data).is_err() {
         return;

@@ -50,6 +50,40 @@ fn open(name: &str, data: &[u8]) -> Option<Session> {
     Some(session)
 }
 
+/// A folder holding the input offered to the fixed frame-pointer recording, as the
+/// JS glue offers one: the input as the program (`build/cprog`) and as cprog's
+/// separate debug file (by build id), each probed slice by slice as
+/// [`Sessions::folder_probe`] asks (a slice past the end comes back short, as
+/// `Blob.slice` gives it), the picked ones read whole, the recording symbolized
+/// with them, and its Symbols status.
+pub fn folder_offer(data: &[u8]) {
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let Some(recording) = open("cprog.fp.perf.data", fixed::CPROG_FP_PERF) else { return };
+    let mut sessions = Sessions::default();
+    sessions.insert(FILE, recording);
+    let files = ["build/cprog", "build/usr/lib/debug/.build-id/ac/5e5d2c821278bbb9de3c8d7c090f208a46534e.debug"];
+    sessions.folder_start(files.iter().map(|f| f.to_string()).collect(), vec![data.len() as u64; files.len()], false);
+    for index in 0..files.len() {
+        let mut next = sessions.folder_probe(index, 0, Vec::new());
+        // The worker stops asking after a few slices; the bound is the target's own.
+        for _ in 0..16 {
+            let Some((offset, len)) = next else { break };
+            let start = usize::try_from(offset).unwrap_or(usize::MAX).min(data.len());
+            let end = usize::try_from(offset.saturating_add(len)).unwrap_or(usize::MAX).min(data.len());
+            next = sessions.folder_probe(index, offset, data.get(start..end).unwrap_or_default().to_vec());
+        }
+    }
+    for index in sessions.folder_pick() {
+        if let Ok(slot) = sessions.folder_slot(index, data.len()) {
+            slot.copy_from_slice(data);
+        }
+    }
+    let _ = sessions.folder_finish();
+    let _ = sessions.answer(FILE, Request::Symbols);
+}
+
 /// The worker's entry points on one file (see the module docs).
 pub fn worker_session(data: &[u8]) {
     if data.len() > MAX_INPUT {
