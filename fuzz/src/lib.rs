@@ -32,7 +32,7 @@ use pgolens::model::{bat as bat_model, fdata_records, instrprof as instrprof_mod
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
 
-pub use session::worker_session;
+pub use session::{folder_offer, worker_session};
 
 /// The largest input a target decodes; longer ones return at once.
 pub const MAX_INPUT: usize = 1 << 20;
@@ -322,14 +322,11 @@ pub fn elf(data: &[u8]) {
 
 /// Symbolization with a fuzzed ELF: the fixed DWARF-chain perf.data's call stacks
 /// (symbols, inline frames, CFI unwinding) and the fixed pipe-mode perf.data's
-/// `perf script` text, both with the input as the binary `cprog`; and the input in
-/// a folder offered to the fixed frame-pointer recording ([`session::folder_offer`]:
-/// probing, matching by build id, the worker's symbolization and status).
+/// `perf script` text, both with the input as the binary `cprog`.
 pub fn symbolize(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
     }
-    session::folder_offer(data);
     let mut symbolizer = Symbolizer::new();
     if symbolizer.add_binary("cprog", data).is_err() {
         return;
@@ -519,6 +516,7 @@ pub const TARGETS: &[Target] = &[
     Target { name: "bolt_yaml", run: bolt_yaml, seeds: Seeds::Formats(&[F::BoltYaml]) },
     Target { name: "elf", run: elf, seeds: Seeds::Formats(&[F::Elf, F::ElfWithBat]) },
     Target { name: "symbolize", run: symbolize, seeds: Seeds::Formats(&[F::Elf, F::ElfWithBat]) },
+    Target { name: "folder", run: folder_offer, seeds: Seeds::Formats(&[F::Elf, F::ElfWithBat]) },
     Target { name: "kallsyms", run: kallsyms, seeds: Seeds::Formats(&[F::Kallsyms]) },
     Target { name: "bat_translate", run: bat_translate, seeds: Seeds::Formats(&[F::ElfWithBat]) },
     Target {
