@@ -79,7 +79,8 @@ for t in "${targets[@]}"; do
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9]*[a-zA-Z]*\).*/\1/p' <<<"$last")
-  findings=$(find "$artifacts" -type f | wc -l)
+  # This run's findings only: the folder keeps earlier runs' too.
+  findings=$(find "$artifacts" -type f -newermt "@$started" | wc -l)
   printf '%-15s %12s %9s %7s %7s %13s %8s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$findings"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$(git rev-parse --short HEAD)" \
     "$SANITIZER" "$t" "${execs:-0}" "$(($(date +%s) - started))" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$findings" >>"$ledger"
