@@ -126,11 +126,6 @@ impl<'q> DsoMatch<'q> {
             basename(file) == self.name && (self.wanted.is_none() || id.is_none())
         }
     }
-
-    /// Whether the match is by build id (else by file name).
-    pub fn by_id(&self) -> bool {
-        self.by_id
-    }
 }
 
 /// The files (file name or path, build id) that stand for the DSO at `dso_path`

@@ -302,13 +302,12 @@ impl BoltView {
         };
         let name = self.rows.rows.get(id as usize).map(|r| r.name.clone()).unwrap_or_default();
         let file = binary.as_ref().map(|(file, _)| String::from(*file));
-        let parsed = binary;
-        let elf = match &parsed {
+        let elf = match &binary {
             Some((_, Ok(b))) => Some(b),
             _ => None,
         };
         let in_binary = elf.and_then(|b| Some((b, binary_function(b, &name)?)));
-        let mut code_note = match (&parsed, in_binary) {
+        let mut code_note = match (&binary, in_binary) {
             (None, _) => Some(String::from("Drop the binary to see each block's instructions.")),
             (Some((file, Err(e))), _) => Some(alloc::format!("{file} is not a binary pgolens reads: {e}")),
             (Some((file, Ok(_))), None) => Some(alloc::format!("{file} has no function {name}.")),
