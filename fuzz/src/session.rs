@@ -78,6 +78,7 @@ pub fn folder_offer(data: &[u8]) {
     for index in sessions.folder_pick() {
         if let Ok(slot) = sessions.folder_slot(index, data.len()) {
             slot.copy_from_slice(data);
+            sessions.folder_filled(index);
         }
     }
     let _ = sessions.folder_finish();

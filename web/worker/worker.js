@@ -93,22 +93,35 @@ async function folder(worker, memory, header, files, again = false) {
   if (!worker.folder_start(header, new Float64Array(files.map((f) => f.size)), again)) return;
   lastFolder = { header, files };
   try {
+    // A file that cannot be read (removed or changed since it was chosen, or not
+    // readable) is skipped; a picked one is then named in the status as unread.
     for (let i = 0; i < files.length; i++) {
-      let need = worker.folder_probe(i, 0, new Uint8Array(0));
-      while (need.length === 2) {
-        const [at, len] = need;
-        const bytes = new Uint8Array(await files[i].slice(at, at + len).arrayBuffer());
-        need = worker.folder_probe(i, at, bytes);
+      try {
+        let need = worker.folder_probe(i, 0, new Uint8Array(0));
+        while (need.length === 2) {
+          const [at, len] = need;
+          const bytes = new Uint8Array(await files[i].slice(at, at + len).arrayBuffer());
+          need = worker.folder_probe(i, at, bytes);
+        }
+      } catch (e) {
+        console.warn(`pgolens: ${files[i].name} could not be read`, e);
       }
     }
     for (const i of worker.folder_pick()) {
       const file = files[i];
       const address = worker.folder_slot(i, file.size);
       if (address === 0) continue;
-      let at = 0;
-      for await (const chunk of readChunks(file)) {
-        new Uint8Array(memory.buffer, address + at, chunk.length).set(chunk);
-        at += chunk.length;
+      try {
+        let at = 0;
+        for await (const chunk of readChunks(file)) {
+          // A file that grew since it was chosen must not write past its slot.
+          if (at + chunk.length > file.size) throw new Error('the file changed while it was read');
+          new Uint8Array(memory.buffer, address + at, chunk.length).set(chunk);
+          at += chunk.length;
+        }
+        if (at === file.size) worker.folder_filled(i);
+      } catch (e) {
+        console.warn(`pgolens: ${file.name} could not be read`, e);
       }
     }
   } finally {

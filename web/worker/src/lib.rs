@@ -228,11 +228,11 @@ impl Sessions {
         let recordings = self.without_folder();
         // A recording that cannot be read has no DSOs to match: its own view says why.
         let found: Vec<DocId> = recordings.into_iter().filter(|&doc| self.known(doc).is_ok()).collect();
-        self.given_folder.extend(found.iter().copied());
         self.folder_docs.clone_from(&found);
-        let Some(folder) = &self.folder else { return Vec::new() };
+        let Some(folder) = &mut self.folder else { return Vec::new() };
         let dsos = found.iter().filter_map(|doc| self.symbols.get(doc)).map(|k| k.dsos.as_slice());
-        folder.pick(dsos)
+        folder.picked = folder.pick(dsos);
+        folder.picked.clone()
     }
 
     /// A buffer for file `index` of the folder, `len` bytes, for the caller to fill.
@@ -240,13 +240,27 @@ impl Sessions {
         self.folder.as_mut().ok_or_else(|| Failure::new("no folder is being read"))?.slot(index, len)
     }
 
+    /// File `index` of the folder was read whole into its slot.
+    pub fn folder_filled(&mut self, index: usize) {
+        if let Some(folder) = &mut self.folder {
+            folder.filled(index);
+        }
+    }
+
     /// Symbolizes every open recording with the folder's files read in full: for
     /// each, its new stacks ([`Reply::Symbolized`]) and its status ([`Reply::Symbols`]).
+    /// A picked file whose read failed is left out and named in the status; the
+    /// recordings then still want the folder (offered again, it is read again).
     pub fn folder_finish(&mut self) -> Vec<FromWorker> {
         let Some(folder) = self.folder.take() else { return Vec::new() };
         let scan = folder.scan();
+        let unread = folder.unread();
+        let docs = core::mem::take(&mut self.folder_docs);
+        if unread.is_empty() {
+            self.given_folder.extend(docs.iter().copied());
+        }
         let mut messages = Vec::new();
-        for doc in core::mem::take(&mut self.folder_docs) {
+        for doc in docs {
             let (Some(session), Some(known)) = (self.open.get_mut(&doc), self.symbols.get_mut(&doc)) else { continue };
             known.scan = Some(scan);
             let files = folder.files_for(&known.dsos);
@@ -262,6 +276,10 @@ impl Sessions {
                 }
             }
             let mut status = symbols::status(known, &session.symbol_files());
+            if !unread.is_empty() {
+                let unread = alloc::format!("could not be read: {}", unread.join(", "));
+                error = Some(error.map_or_else(|| unread.clone(), |e| alloc::format!("{e}; {unread}")));
+            }
             status.error = error;
             messages.push(message(doc, None, Reply::Symbols(Box::new(status))));
         }
@@ -429,6 +447,11 @@ mod wasm {
         /// Whether a recording opened since the last folder was given wants it.
         pub fn folder_wanted(&self) -> bool {
             self.0.folder_wanted()
+        }
+
+        /// File `index` of the folder was read whole into its slot.
+        pub fn folder_filled(&mut self, index: u32) {
+            self.0.folder_filled(index as usize);
         }
 
         /// Symbolizes the open recordings with the folder and posts their stacks and status.

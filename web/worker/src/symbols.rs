@@ -54,6 +54,11 @@ pub struct Folder {
     probes: Vec<Option<Probe>>,
     /// The files read in full.
     pub full: BTreeMap<usize, Rc<Vec<u8>>>,
+    /// The files picked to be read in full ([`Folder::pick`]).
+    pub picked: Vec<usize>,
+    /// The buffers handed out by [`Folder::slot`] and not yet said filled: a read
+    /// that failed midway leaves its file here, never used.
+    filling: BTreeMap<usize, Vec<u8>>,
     /// Bytes read by probing.
     pub probed_bytes: u64,
 }
@@ -160,13 +165,31 @@ impl Folder {
         unhex(&alloc::format!("{xx}{rest}"))
     }
 
-    /// A buffer of `len` bytes for file `index`, for the caller to fill.
+    /// A buffer of `len` bytes for file `index`, for the caller to fill and then
+    /// say so ([`Folder::filled`]).
     pub fn slot(&mut self, index: usize, len: usize) -> Result<&mut [u8], Failure> {
+        if index >= self.paths.len() {
+            return Err(fail("no such file"));
+        }
         let mut buffer = Vec::new();
         buffer.try_reserve_exact(len).map_err(|_| fail("a folder's file does not fit in memory"))?;
         buffer.resize(len, 0);
-        self.full.insert(index, Rc::new(buffer));
-        self.full.get_mut(&index).and_then(Rc::get_mut).map(Vec::as_mut_slice).ok_or_else(|| fail("no such file"))
+        self.filling.insert(index, buffer);
+        self.filling.get_mut(&index).map(Vec::as_mut_slice).ok_or_else(|| fail("no such file"))
+    }
+
+    /// File `index` was read whole into its [`Folder::slot`]: it can name frames.
+    pub fn filled(&mut self, index: usize) {
+        if let Some(buffer) = self.filling.remove(&index) {
+            self.full.insert(index, Rc::new(buffer));
+        }
+    }
+
+    /// The paths of the picked files that were not read whole (their read failed,
+    /// or their buffer did not fit).
+    pub fn unread(&self) -> Vec<&str> {
+        let missing = self.picked.iter().filter(|i| !self.full.contains_key(i));
+        missing.filter_map(|&i| self.paths.get(i).map(String::as_str)).collect()
     }
 
     /// What the folder held, for the status.

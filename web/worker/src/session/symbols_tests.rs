@@ -35,6 +35,17 @@ fn offer(sessions: &mut Sessions, files: &[(String, Vec<u8>)]) -> (Vec<FromWorke
 
 /// [`offer`], `again`: as the glue offers the last folder again once a recording opens.
 fn offer_as(sessions: &mut Sessions, files: &[(String, Vec<u8>)], again: bool) -> (Vec<FromWorker>, Vec<String>, u64) {
+    offer_failing(sessions, files, again, None)
+}
+
+/// [`offer_as`], with the read of the picked file `unreadable` failing midway (its
+/// first half copied, then the glue's reader throws).
+fn offer_failing(
+    sessions: &mut Sessions,
+    files: &[(String, Vec<u8>)],
+    again: bool,
+    unreadable: Option<&str>,
+) -> (Vec<FromWorker>, Vec<String>, u64) {
     let paths = files.iter().map(|(p, _)| p.clone()).collect();
     sessions.folder_start(paths, files.iter().map(|(_, b)| b.len() as u64).collect(), again);
     let mut probed = 0u64;
@@ -48,8 +59,15 @@ fn offer_as(sessions: &mut Sessions, files: &[(String, Vec<u8>)], again: bool) -
     }
     let picked = sessions.folder_pick();
     for &i in &picked {
-        let bytes = &files[i].1;
-        sessions.folder_slot(i, bytes.len()).unwrap().copy_from_slice(bytes);
+        let (path, bytes) = &files[i];
+        let slot = sessions.folder_slot(i, bytes.len()).unwrap();
+        if unreadable == Some(path.as_str()) {
+            let half = bytes.len() / 2;
+            slot[..half].copy_from_slice(&bytes[..half]);
+            continue;
+        }
+        slot.copy_from_slice(bytes);
+        sessions.folder_filled(i);
     }
     let read = picked.iter().map(|&i| files[i].0.clone()).collect();
     (sessions.folder_finish(), read, probed)
@@ -235,4 +253,31 @@ fn a_folder_given_before_a_recording_opens_names_it_when_offered_again() {
     // A new folder goes to every recording open.
     let (messages, _, _) = offer(&mut sessions, &files);
     assert_eq!(messages.iter().filter(|m| matches!(m.reply, Reply::Symbols(_))).count(), 2, "{messages:?}");
+}
+
+#[test]
+fn a_picked_file_whose_read_fails_names_nothing_and_the_folder_is_wanted_again() {
+    let mut sessions = Sessions::default();
+    opened(&mut sessions, 1, "cprog.pipe.perf.data", &corpus("bolt-perf/cprog/cprog.pipe.perf.data"));
+    let files = folder("sysroot");
+    let libc = "sysroot/usr/lib/x86_64-linux-gnu/libc.so.6";
+
+    // libc's read stops halfway: its half-filled buffer is not taken for libc, the
+    // status says which file was not read, and the other files still name frames.
+    let (messages, read, _) = offer_failing(&mut sessions, &files, false, Some(libc));
+    assert!(read.iter().any(|p| p == libc), "{read:?}");
+    let status = status_of(&messages, 1);
+    assert_eq!(dso(&status, "/libc.so.6").matched, None, "{status:?}");
+    assert_eq!(status.error.as_deref(), Some(format!("could not be read: {libc}").as_str()));
+    assert_eq!(status.folder.as_ref().map(|f| f.read), Some(read.len() as u32 - 1), "{status:?}");
+    let names = sessions.get_mut(1).unwrap().frame_names().unwrap().names;
+    assert!(names.iter().any(|n| n == "do_syscall_64"), "the kallsyms read names the kernel: {names:?}");
+
+    // The recording still wants the folder; offered again and read whole, libc names it.
+    assert!(sessions.folder_wanted());
+    let (messages, _, _) = offer_as(&mut sessions, &files, true);
+    let status = status_of(&messages, 1);
+    assert_eq!(dso(&status, "/libc.so.6").matched.as_deref(), Some(libc));
+    assert_eq!(status.error, None);
+    assert!(!sessions.folder_wanted());
 }
