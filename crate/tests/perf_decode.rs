@@ -237,7 +237,8 @@ fn sample_count_is_the_number_of_sample_records() {
     }
 }
 
-/// Without the record index, one pass in time order visits the same records.
+/// Without the record index, one pass in file order or in time order visits the
+/// same records.
 #[test]
 fn unindexed_parse_visits_the_same_records_in_the_same_order() {
     let mut checked = 0;
@@ -251,6 +252,15 @@ fn unindexed_parse_visits_the_same_records_in_the_same_order() {
             let indexed = PerfData::parse(&data).unwrap();
             let unindexed = PerfData::parse_unindexed(&data).unwrap();
             assert_eq!(unindexed.time_order().unwrap(), indexed.time_order().unwrap(), "{name}");
+            // In file order too (compressed recordings are always indexed).
+            let mut walked = Vec::new();
+            unindexed
+                .for_each_position(|p| {
+                    walked.push(p);
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(walked, indexed.positions(), "{name}");
             assert_eq!(unindexed.record_count(), indexed.record_count(), "{name}");
             assert_eq!(unindexed.sample_count(), indexed.sample_count(), "{name}");
             checked += 1;

@@ -81,10 +81,11 @@ pub fn dsos(perf: &PerfData<'_>) -> Result<Vec<DsoUse>> {
 const KERNEL: &[u8] = b"[kernel.kallsyms]";
 
 /// The time of the first and the last sample, in perf's clock (nanoseconds), read
-/// without decoding the samples; `None` when no sample has a time.
+/// without decoding the samples; `None` when no sample has a time. The earliest
+/// and the latest time: one pass in file order, no time ordering needed.
 pub fn sample_time_range(perf: &PerfData<'_>) -> Result<Option<(u64, u64)>> {
     let mut range: Option<(u64, u64)> = None;
-    perf.for_each_in_time_order(|position| {
+    perf.for_each_position(|position| {
         let (kind, time) = perf.kind_and_time(position)?;
         if kind == super::record::PERF_RECORD_SAMPLE {
             if let Some(t) = time {

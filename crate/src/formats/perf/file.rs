@@ -381,44 +381,39 @@ impl<'data> PerfData<'data> {
         let mut queue: Vec<(u64, u64)> = Vec::new();
         let mut max_time = 0u64;
         let mut next_flush = 0u64;
-        let mut walk = (!self.indexed)
-            .then(|| {
-                Reader::new(self.data, self.endian).sub_at(
-                    self.records.0,
-                    self.records.1.saturating_sub(self.records.0),
-                    "records",
-                )
-            })
-            .transpose()?;
-        let mut indexed = self.positions.iter();
-        loop {
-            let position = match &mut walk {
-                Some(r) if !r.is_empty() => {
-                    let at = r.offset();
-                    next_record(r)?;
-                    at
-                }
-                Some(_) => break,
-                None => match indexed.next() {
-                    Some(&p) => p,
-                    None => break,
-                },
-            };
+        self.for_each_position(|position| {
             let (kind, time) = self.kind_and_time(position)?;
             if kind == record::FINISHED_ROUND {
                 flush(&mut queue, Some(next_flush), &mut visit)?;
                 next_flush = max_time;
-                continue;
+                return Ok(());
             }
             match time.filter(|_| kind < record::HEADER_ATTR) {
                 Some(time) => {
                     max_time = max_time.max(time);
                     queue.push((time, position));
+                    Ok(())
                 }
-                None => visit(position)?,
+                None => visit(position),
             }
-        }
+        })?;
         flush(&mut queue, None, &mut visit)
+    }
+
+    /// Calls `visit` with each record position in file order: from the index, or
+    /// (parsed without it) walking the record stream again.
+    pub fn for_each_position(&self, mut visit: impl FnMut(u64) -> Result<()>) -> Result<()> {
+        if self.indexed {
+            return self.positions.iter().try_for_each(|&p| visit(p));
+        }
+        let (start, end) = self.records;
+        let mut walk = Reader::new(self.data, self.endian).sub_at(start, end.saturating_sub(start), "records")?;
+        while !walk.is_empty() {
+            let at = walk.offset();
+            next_record(&mut walk)?;
+            visit(at)?;
+        }
+        Ok(())
     }
 
     /// A record's type and time, read without decoding the record: the time of a
