@@ -17,7 +17,9 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use pgolens::symbolize::{dso_offset_label, file_offset, files_for_dso, Address, Binary, Frame, Symbolizer};
+use pgolens::symbolize::{
+    dso_offset_label, file_offset, files_for_dso, own_build_id, Address, Binary, Frame, Symbolizer,
+};
 
 const PROGRAMS: [&str; 2] = ["cprog", "cxxprog"];
 const RECORDINGS: [&str; 5] = ["fp", "dwarf", "hifreq", "pipe", "multi"];
@@ -177,6 +179,13 @@ fn files_standing_for_a_dso_follow_perfs_rule() {
     let found = symbolizer.find(libc, Some(&ids[0])).unwrap();
     assert_eq!(found.build_id(), Some(ids[0].as_slice()));
     assert!(symbolizer.find(libc, Some(&[1, 2, 3])).is_none());
+    // A DSO recorded without a build id takes its own file's, in the Symbolizer as in
+    // the file list: libc's (its debug file is named by the id, not as libc).
+    assert_eq!(symbolizer.own_build_id(libc), Some(ids[0].as_slice()));
+    assert_eq!(own_build_id(libc, files.iter().copied()), Some(ids[0].as_slice()));
+    assert_eq!(symbolizer.own_build_id("/usr/lib/libz.so.1"), None);
+    let empty: Vec<(&str, Option<&[u8]>)> = vec![(paths[0], Some(&[])), files[2]];
+    assert_eq!(own_build_id(libc, empty.into_iter()), None, "an empty build id is none");
 }
 
 #[test]

@@ -193,9 +193,8 @@ impl Addresses {
                 Location::File { dso, offset } => {
                     let Some((path, build_id)) = self.dsos.get(dso as usize) else { return };
                     // Without a build id in the recording (pipe mode), perf reads the
-                    // file's own and finds its separate debug file by it: the binary of
-                    // that name says which build id to look for.
-                    let build_id = build_id.as_deref().or_else(|| symbolizer.find(path, None)?.build_id());
+                    // file's own and finds its separate debug file by it.
+                    let build_id = build_id.as_deref().or_else(|| symbolizer.own_build_id(path));
                     let at = Address::FileOffset(offset);
                     match symbolizer.resolve(path, build_id, at) {
                         Some(named) if named.is_empty() => {

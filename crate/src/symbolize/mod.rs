@@ -134,12 +134,20 @@ impl<'q> DsoMatch<'q> {
 /// file of its name, which brings in that file's separate debug file too.
 pub fn files_for_dso(dso_path: &str, build_id: Option<&[u8]>, files: &[(&str, Option<&[u8]>)]) -> Vec<usize> {
     let ids = || files.iter().map(|(_, id)| *id);
-    let by_name = DsoMatch::new(dso_path, None, ids());
-    let own = build_id.filter(|id| !id.is_empty()).or_else(|| {
-        files.iter().find(|(name, id)| id.is_some() && by_name.accepts(name, None)).and_then(|(_, id)| *id)
-    });
+    let own = build_id.filter(|id| !id.is_empty()).or_else(|| own_build_id(dso_path, files.iter().copied()));
     let matching = DsoMatch::new(dso_path, own, ids());
     (0..files.len()).filter(|&i| files.get(i).is_some_and(|(name, id)| matching.accepts(name, *id))).collect()
+}
+
+/// The build id of a DSO recorded without one (pipe mode), as perf finds it: that
+/// of its own file, the first of `files` (file name or path, build id) named as
+/// the DSO that has one.
+pub fn own_build_id<'i>(
+    dso_path: &str,
+    mut files: impl Iterator<Item = (&'i str, Option<&'i [u8]>)>,
+) -> Option<&'i [u8]> {
+    let name = basename(dso_path);
+    files.find_map(|(file, id)| id.filter(|id| !id.is_empty() && basename(file) == name))
 }
 
 /// Several dropped binaries and, optionally, the kernel's symbols.
@@ -186,6 +194,11 @@ impl<'a> Symbolizer<'a> {
     /// both known and differ (another build of the program would give wrong names).
     /// Of several (a stripped library and its separate debug file share a build id),
     /// the one with the most symbols.
+    /// [`own_build_id`] among the dropped binaries.
+    pub fn own_build_id(&self, dso_path: &str) -> Option<&[u8]> {
+        own_build_id(dso_path, self.binaries.iter().map(|e| (e.name.as_str(), e.binary.build_id())))
+    }
+
     pub fn find(&self, dso_path: &str, build_id: Option<&[u8]>) -> Option<&Binary<'a>> {
         let matching = self.matching(dso_path, build_id);
         let mut best: Option<&Binary<'a>> = None;

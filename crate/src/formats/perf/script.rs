@@ -404,10 +404,7 @@ impl<'s, 'b> Walk<'s, 'b> {
         let inlines = self.symbols.and_then(|symbols| {
             let r = machine.resolve_in(maps, misc::USER, ip).filter(|r| r.map.kind == MapKind::File)?;
             let path = core::str::from_utf8(r.filename).ok().filter(|p| !p.starts_with('['))?;
-            let build_id = match r.build_id {
-                Some(id) => Some(id),
-                None => symbols.find(path, None)?.build_id(),
-            };
+            let build_id = r.build_id.or_else(|| symbols.own_build_id(path));
             let binary = symbols.find(path, build_id)?;
             // A separate debug file's segments hold no bytes: its stripped twin places
             // the offset.
@@ -452,12 +449,8 @@ impl<'s, 'b> Walk<'s, 'b> {
                 let r = machine.resolve_in(maps, cpumode, ip).filter(|r| r.map.kind == MapKind::File)?;
                 let path = core::str::from_utf8(r.filename).ok()?;
                 // Without a build id in the recording, perf reads the file's own and
-                // finds its separate debug file by it: the binary of that name says
-                // which build id to look for.
-                let build_id = match r.build_id {
-                    Some(id) => Some(id),
-                    None => symbols.find(path, None)?.build_id(),
-                };
+                // finds its separate debug file by it.
+                let build_id = r.build_id.or_else(|| symbols.own_build_id(path));
                 let name = symbols.function_name(path, build_id, Address::FileOffset(r.dso_relative));
                 (name != "[unknown]").then_some(name)
             }
