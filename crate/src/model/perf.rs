@@ -33,7 +33,7 @@ use crate::error::Result;
 use crate::formats::perf::machine::{Machine, MapKind};
 use crate::formats::perf::record::misc;
 use crate::formats::perf::sample::{self, Sample};
-use crate::formats::perf::{PerfData, Record};
+use crate::formats::perf::{PerfData, Record, RecordAt};
 use crate::symbolize::unwind::{self, Unwinder};
 use crate::symbolize::{self, Address, Symbolizer};
 
@@ -91,64 +91,19 @@ impl PerfStacks {
         unwinding: &Symbolizer<'_>,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<PerfStacks> {
-        let mut stacks = PerfStacks { profile: StackProfile::new(), addresses: Addresses::default() };
-        stacks.profile.reserve_samples(perf.sample_count());
-        let events: Vec<u32> = perf.events.iter().map(|e| stacks.profile.add_event(&e.name)).collect();
-        let mut machine = Machine::new(perf);
-        let mut resolver =
-            Resolver { cache: HashMap::default(), dso_index: BTreeMap::new(), unwinder: Unwinder::new() };
-        let mut chains = ChainCache::default();
-        let mut key: Vec<u64> = Vec::new();
+        let mut reader = StackReader::new(unwinding, perf.sample_count());
         let total = perf.record_count();
         let mut done = 0usize;
-        let mut stack: Vec<FrameId> = Vec::new();
         perf.for_each_in_time_order(|position| {
             if done % 8192 == 0 {
                 progress(done, total);
             }
             done = done.saturating_add(1);
-            let record = perf.record_at(position)?;
-            machine.apply(&record);
-            let Record::Sample(sample) = &record.record else { return Ok(()) };
-            let Some(&event) = events.get(sample.event) else { return Ok(()) };
-            // Most samples repeat a call chain seen before: find its leaf node by the raw
-            // chain (and the address space it is resolved in), and resolve only new ones.
-            // The sample's address space, looked up once for the key and the frames.
-            let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
-            key.clear();
-            key.push(maps.map_or(u64::MAX, |m| m as u64));
-            key.push(u64::from(sample.cpumode()));
-            match sample.callchain {
-                Some(chain) => key.extend(chain.iter()),
-                None => key.push(sample.ip.unwrap_or(0)),
-            }
-            // A copied user stack (`--call-graph dwarf`) is unwound with the binaries'
-            // call-frame information; the return addresses found extend the chain.
-            stacks.addresses.stack_copies |= sample.stack_user.is_some();
-            let unwound = resolver.unwind_user_stack(&machine, unwinding, sample, maps);
-            if !unwound.is_empty() {
-                key.push(UNWOUND);
-                key.extend_from_slice(&unwound);
-            }
-            let leaf = match chains.get(&key) {
-                Some(leaf) => leaf,
-                None => {
-                    stack.clear();
-                    resolver.sample_frames(&mut stacks, &machine, sample, maps, &mut stack);
-                    for &address in &unwound {
-                        stack.push(resolver.address_frame(&mut stacks, &machine, maps, misc::USER, address));
-                    }
-                    stack.reverse();
-                    let Some(leaf) = stacks.profile.stack(&stack) else { return Ok(()) };
-                    chains.insert(&key, leaf);
-                    leaf
-                }
-            };
-            stacks.profile.push_sample_at(event, sample.time.unwrap_or(0), 1, leaf);
+            reader.record(perf, &perf.record_at(position)?);
             Ok(())
         })?;
         progress(total, total);
-        Ok(stacks)
+        Ok(reader.finish(perf))
     }
 
     /// The stacks named by `symbolizer` (see [`Addresses::symbolize`]).
@@ -170,12 +125,116 @@ impl PerfStacks {
     }
 }
 
+/// Builds a [`PerfStacks`] from a recording's records, given in perf's time order
+/// (from a parsed recording, or as a recording streams in).
+pub struct StackReader<'u, 's> {
+    stacks: PerfStacks,
+    /// The profile's event per event of the recording (registered on the first
+    /// sample: a pipe recording announces its events in the stream).
+    events: Option<Vec<u32>>,
+    machine: Option<Machine>,
+    resolver: Resolver<'s>,
+    unwinding: &'u Symbolizer<'s>,
+    chains: ChainCache,
+    key: Vec<u64>,
+    stack: Vec<FrameId>,
+}
+
+impl<'u, 's> StackReader<'u, 's> {
+    /// `samples`: how many samples to make room for (a hint).
+    pub fn new(unwinding: &'u Symbolizer<'s>, samples: usize) -> Self {
+        let mut stacks = PerfStacks { profile: StackProfile::new(), addresses: Addresses::default() };
+        stacks.profile.reserve_samples(samples);
+        StackReader {
+            stacks,
+            events: None,
+            machine: None,
+            resolver: Resolver { cache: HashMap::default(), dso_index: BTreeMap::new(), unwinder: Unwinder::new() },
+            unwinding,
+            chains: ChainCache::default(),
+            key: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Applies the next record: `perf` is the recording's metadata as far as read.
+    pub fn record(&mut self, perf: &PerfData<'_>, record: &RecordAt<'_>) {
+        let machine = self.machine.get_or_insert_with(|| Machine::new(perf));
+        machine.apply(record);
+        let Record::Sample(sample) = &record.record else { return };
+        let profile = &mut self.stacks.profile;
+        let events =
+            self.events.get_or_insert_with(|| perf.events.iter().map(|e| profile.add_event(&e.name)).collect());
+        let Some(&event) = events.get(sample.event) else { return };
+        // Most samples repeat a call chain seen before: find its leaf node by the raw
+        // chain (and the address space it is resolved in), and resolve only new ones.
+        // The sample's address space, looked up once for the key and the frames.
+        let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
+        let key = &mut self.key;
+        key.clear();
+        key.push(maps.map_or(u64::MAX, |m| m as u64));
+        key.push(u64::from(sample.cpumode()));
+        match sample.callchain {
+            Some(chain) => key.extend(chain.iter()),
+            None => key.push(sample.ip.unwrap_or(0)),
+        }
+        // A copied user stack (`--call-graph dwarf`) is unwound with the binaries'
+        // call-frame information; the return addresses found extend the chain.
+        self.stacks.addresses.stack_copies |= sample.stack_user.is_some();
+        let unwound = self.resolver.unwind_user_stack(machine, self.unwinding, sample, maps);
+        if !unwound.is_empty() {
+            key.push(UNWOUND);
+            key.extend_from_slice(&unwound);
+        }
+        let leaf = match self.chains.get(key) {
+            Some(leaf) => leaf,
+            None => {
+                let stack = &mut self.stack;
+                stack.clear();
+                self.resolver.sample_frames(&mut self.stacks, machine, sample, maps, stack);
+                for &address in &unwound {
+                    stack.push(self.resolver.address_frame(&mut self.stacks, machine, maps, misc::USER, address));
+                }
+                stack.reverse();
+                let Some(leaf) = self.stacks.profile.stack(stack) else { return };
+                self.chains.insert(key, leaf);
+                leaf
+            }
+        };
+        self.stacks.profile.push_sample_at(event, sample.time.unwrap_or(0), 1, leaf);
+    }
+
+    /// The stacks read. `perf`: the recording's metadata, complete.
+    pub fn finish(mut self, perf: &PerfData<'_>) -> PerfStacks {
+        // A pipe recording read as it streamed in names its build ids at its end:
+        // its DSOs get them now, by file name as perf matches them.
+        for (path, build_id) in self.stacks.addresses.dsos.iter_mut().filter(|(_, id)| id.is_none()) {
+            let named = perf.features.build_ids.iter().rev().find(|e| {
+                String::from_utf8_lossy(crate::formats::perf::record::c_string(&e.filename)) == path.as_str()
+            });
+            *build_id = named.map(|e| e.build_id.clone());
+        }
+        // A recording without samples still lists its events.
+        if self.events.is_none() {
+            for event in &perf.events {
+                self.stacks.profile.add_event(&event.name);
+            }
+        }
+        self.stacks
+    }
+}
+
 impl Addresses {
     /// Whether new binaries change the stacks themselves, not only their names: user
     /// stack copies are unwound with the binaries' call-frame information, so the
     /// recording must be read again ([`PerfStacks::read`]) with them.
     pub fn unwinds(&self) -> bool {
         self.stack_copies
+    }
+
+    /// The DSOs the frames lie in: path, and build id when the recording has one.
+    pub fn dsos(&self) -> &[(String, Option<Vec<u8>>)] {
+        &self.dsos
     }
 
     /// `profile` (the [`PerfStacks`] profile these addresses are of) named by

@@ -59,6 +59,12 @@ impl<'a> Reader<'a> {
         Reader { data, pos: 0, base: 0, endian }
     }
 
+    /// A reader over bytes that lie at absolute offset `base` of the input (a piece
+    /// of it read apart), so that its offsets and errors are the input's.
+    pub fn at_base(data: &'a [u8], endian: Endian, base: u64) -> Self {
+        Reader { data, pos: 0, base, endian }
+    }
+
     pub fn endian(&self) -> Endian {
         self.endian
     }

@@ -49,6 +49,10 @@ impl FileHeader {
     }
 }
 
+/// Reads `len` bytes at `offset` of a recording: `expected` names them for the error
+/// when they do not lie inside it.
+pub type Fetch<'f> = dyn FnMut(u64, u64, &'static str) -> Result<Vec<u8>> + 'f;
+
 pub struct PerfData<'data> {
     pub endian: Endian,
     pub pipe: bool,
@@ -68,9 +72,9 @@ pub struct PerfData<'data> {
     /// [`PerfData::parse_unindexed`]) the stream `records` is walked again instead.
     indexed: bool,
     records: (u64, u64),
-    count: usize,
-    samples: usize,
-    ids: BTreeMap<u64, usize>,
+    pub(super) count: usize,
+    pub(super) samples: usize,
+    pub(super) ids: BTreeMap<u64, usize>,
 }
 
 impl<'data> PerfData<'data> {
@@ -90,12 +94,27 @@ impl<'data> PerfData<'data> {
     }
 
     fn parse_with(data: &'data [u8], indexed: bool) -> Result<PerfData<'data>> {
-        let endian = match data.get(..8) {
+        let whole = Reader::new(data, Endian::Little);
+        let mut fetch = |offset, len, expected| Ok(whole.sub_at(offset, len, expected)?.rest().to_vec());
+        let (mut perf, (start, end), complete) = PerfData::head(data, data.len() as u64, &mut fetch)?;
+        perf.data = data;
+        perf.indexed = indexed;
+        perf.index_records(start, end, complete)?;
+        perf.name_events();
+        Ok(perf)
+    }
+
+    /// What lies outside the record stream: the header and, in file mode, the attrs
+    /// and feature sections (read through `fetch`) of a recording of `len` bytes
+    /// that begins with `head` (at least its header). Returns the recording without
+    /// records, the record stream's extent, and whether the data size was written.
+    pub(super) fn head(head: &[u8], len: u64, fetch: &mut Fetch<'_>) -> Result<(PerfData<'data>, (u64, u64), bool)> {
+        let endian = match head.get(..8) {
             Some(m) if m == super::MAGIC_LE => Endian::Little,
             Some(m) if m == super::MAGIC_BE => Endian::Big,
             _ => return Err(Error::malformed(0, "PERFILE2 magic")),
         };
-        let mut r = Reader::new(data, endian);
+        let mut r = Reader::new(head, endian);
         r.skip(8, "magic")?;
         let size = r.u64("perf header size")?;
         let mut perf = PerfData {
@@ -105,32 +124,37 @@ impl<'data> PerfData<'data> {
             events: Vec::new(),
             features: Features::default(),
             truncated_at: None,
-            data,
+            data: &[],
             unpacked: Vec::new(),
             unpacked_origin: Vec::new(),
             positions: Vec::new(),
-            indexed,
+            indexed: false,
             records: (0, 0),
             count: 0,
             samples: 0,
             ids: BTreeMap::new(),
         };
         let (start, end, complete) = if perf.pipe {
-            (super::PIPE_HEADER_SIZE, data.len() as u64, false)
+            (super::PIPE_HEADER_SIZE, len, false)
         } else if size >= super::FILE_HEADER_SIZE {
-            perf.read_file_header(&mut r, size)?
+            perf.read_file_header(&mut r, size, len, fetch)?
         } else {
             return Err(Error::invalid(8, "perf header size 16 (pipe) or at least 104 (file)", size));
         };
-        perf.index_records(start, end, complete)?;
-        perf.name_events();
-        Ok(perf)
+        Ok((perf, (start, end), complete))
     }
 
-    /// Reads the header, attrs and feature sections; returns the record stream's
-    /// extent and whether the data size was written.
-    fn read_file_header(&mut self, r: &mut Reader<'data>, header_size: u64) -> Result<(u64, u64, bool)> {
-        let len = self.data.len() as u64;
+    /// Reads the header, attrs and feature sections (of a file of `len` bytes, the
+    /// sections' bytes got by `fetch(offset, len, expected)`); returns the record
+    /// stream's extent and whether the data size was written.
+    fn read_file_header(
+        &mut self,
+        r: &mut Reader<'_>,
+        header_size: u64,
+        len: u64,
+        fetch: &mut Fetch<'_>,
+    ) -> Result<(u64, u64, bool)> {
+        let endian = self.endian;
         let attr_size = r.u64("attr_size")?;
         let section = |r: &mut Reader<'_>| -> Result<(u64, u64)> { Ok((r.u64("offset")?, r.u64("size")?)) };
         let attrs = section(r)?;
@@ -143,12 +167,12 @@ impl<'data> PerfData<'data> {
         let header = FileHeader { header_size, attr_size, attrs, data: data_section, event_types, feature_bits };
         self.header = Some(header);
 
-        let whole = Reader::new(self.data, self.endian);
         if attrs.1 > 0 {
             if attr_size < 64 + 16 || attrs.1.checked_rem(attr_size) != Some(0) {
                 return Err(Error::invalid(16, "attr_size that divides attrs.size and holds an attr", attr_size));
             }
-            let mut ar = whole.sub_at(attrs.0, attrs.1, "attrs section inside the file")?;
+            let attr_bytes = fetch(attrs.0, attrs.1, "attrs section inside the file")?;
+            let mut ar = Reader::at_base(&attr_bytes, endian, attrs.0);
             while !ar.is_empty() {
                 let mut entry = ar.sub(attr_size, "attrs entry")?;
                 let attr = Attr::parse(&mut entry, attr_size.saturating_sub(16))?;
@@ -157,9 +181,9 @@ impl<'data> PerfData<'data> {
                 let (offset, size) = section(&mut entry)?;
                 let mut ids = Vec::new();
                 if size > 0 {
-                    let mut ir = whole
-                        .sub_at(offset, size, "attr ids inside the file")
+                    let id_bytes = fetch(offset, size, "attr ids inside the file")
                         .map_err(|_| Error::invalid(ids_at, "attr ids section inside the file", offset))?;
+                    let mut ir = Reader::at_base(&id_bytes, endian, offset);
                     while ir.remaining() >= 8 {
                         ids.push(ir.u64("sample id")?);
                     }
@@ -181,16 +205,17 @@ impl<'data> PerfData<'data> {
         if complete {
             let features: Vec<u32> = header.features().collect();
             let table_len = (features.len() as u64).saturating_mul(16);
-            let mut table = whole.sub_at(data_end, table_len, "feature section table")?;
+            let table_bytes = fetch(data_end, table_len, "feature section table")?;
+            let mut table = Reader::at_base(&table_bytes, endian, data_end);
             for feature in features {
                 let at = table.offset();
                 let (offset, size) = section(&mut table)?;
                 if size == 0 {
                     continue;
                 }
-                let mut fr = whole
-                    .sub_at(offset, size, "feature section inside the file")
+                let feature_bytes = fetch(offset, size, "feature section inside the file")
                     .map_err(|_| Error::invalid(at, "feature section inside the file", offset))?;
+                let mut fr = Reader::at_base(&feature_bytes, endian, offset);
                 self.features.add(feature, &mut fr)?;
             }
         }
@@ -294,7 +319,7 @@ impl<'data> PerfData<'data> {
 
     /// Event names (EVENT_DESC matched by ids, else by position, else perf's name
     /// for the attr) and the map from sample ids to events.
-    fn name_events(&mut self) {
+    pub(super) fn name_events(&mut self) {
         if self.events.is_empty() {
             // Files without attrs but with EVENT_DESC (rare): take the descriptions.
             for desc in &self.features.event_desc {
@@ -378,26 +403,16 @@ impl<'data> PerfData<'data> {
     /// without building the whole order: only the records of the last two rounds
     /// are queued at any time.
     pub fn for_each_in_time_order(&self, mut visit: impl FnMut(u64) -> Result<()>) -> Result<()> {
-        let mut queue: Vec<(u64, u64)> = Vec::new();
-        let mut max_time = 0u64;
-        let mut next_flush = 0u64;
+        let mut order = TimeOrder::default();
         self.for_each_position(|position| {
             let (kind, time) = self.kind_and_time(position)?;
-            if kind == record::FINISHED_ROUND {
-                flush(&mut queue, Some(next_flush), &mut visit)?;
-                next_flush = max_time;
-                return Ok(());
-            }
-            match time.filter(|_| kind < record::HEADER_ATTR) {
-                Some(time) => {
-                    max_time = max_time.max(time);
-                    queue.push((time, position));
-                    Ok(())
-                }
-                None => visit(position),
+            match order.arrive(kind, time, position) {
+                Arrival::Round => order.round(&mut visit),
+                Arrival::Queued => Ok(()),
+                Arrival::Now(position) => visit(position),
             }
         })?;
-        flush(&mut queue, None, &mut visit)
+        order.finish(&mut visit)
     }
 
     /// Calls `visit` with each record position in file order: from the index, or
@@ -424,15 +439,21 @@ impl<'data> PerfData<'data> {
             if position & UNPACKED != 0 { (&self.unpacked[..], position & !UNPACKED) } else { (self.data, position) };
         let mut r = Reader::new(bytes, self.endian).seek_clone(offset, "record")?;
         let (header, body) = next_record(&mut r)?;
+        Ok((header.kind, self.time_of(header, &body)?))
+    }
+
+    /// A record's time (see [`PerfData::kind_and_time`]), from its header and body.
+    pub(super) fn time_of(&self, header: RecordHeader, body: &Reader<'_>) -> Result<Option<u64>> {
         use super::attr::sample_type as st;
-        let time = if header.kind == record::PERF_RECORD_SAMPLE {
-            let event = self.sample_event(&body)?;
-            let attr = &self.events.get(event).ok_or(Error::malformed(offset, "an event for the sample"))?.attr;
+        if header.kind == record::PERF_RECORD_SAMPLE {
+            let event = self.sample_event(body)?;
+            let start = body.offset().saturating_sub(8);
+            let attr = &self.events.get(event).ok_or(Error::malformed(start, "an event for the sample"))?.attr;
             if !attr.has(st::TIME) {
-                return Ok((header.kind, None));
+                return Ok(None);
             }
             let skip: u64 = [st::IDENTIFIER, st::IP, st::TID].iter().filter(|&&b| attr.has(b)).map(|_| 8u64).sum();
-            Some(body.seek_clone(body.offset().saturating_add(skip), "sample time")?.u64("sample time")?)
+            Ok(Some(body.seek_clone(body.offset().saturating_add(skip), "sample time")?.u64("sample time")?))
         } else if record::has_sample_id(header.kind) {
             match self.events.first().map(|e| &e.attr).filter(|a| a.sample_id_all() && a.has(st::TIME)) {
                 Some(attr) => {
@@ -441,14 +462,13 @@ impl<'data> PerfData<'data> {
                     let at = body.end_offset().checked_sub(size).filter(|&at| at >= body.offset());
                     let at =
                         at.ok_or(Error::malformed(body.offset(), "a record long enough for its sample_id trailer"))?;
-                    Some(body.seek_clone(at.saturating_add(skip), "sample_id time")?.u64("sample_id time")?)
+                    Ok(Some(body.seek_clone(at.saturating_add(skip), "sample_id time")?.u64("sample_id time")?))
                 }
-                None => None,
+                None => Ok(None),
             }
         } else {
-            None
-        };
-        Ok((header.kind, time))
+            Ok(None)
+        }
     }
 
     /// The event a sample or trailer id belongs to (the only event when there is one).
@@ -459,7 +479,8 @@ impl<'data> PerfData<'data> {
         id.and_then(|id| self.ids.get(&id).copied())
     }
 
-    fn decode<'s>(&'s self, header: RecordHeader, mut body: Reader<'s>, offset: u64) -> Result<RecordAt<'s>> {
+    /// Decodes a record from its header and body; `offset` is where it lies.
+    pub(super) fn decode<'s>(&self, header: RecordHeader, mut body: Reader<'s>, offset: u64) -> Result<RecordAt<'s>> {
         let first = self.events.first();
         if header.kind == record::PERF_RECORD_SAMPLE {
             let event = self.sample_event(&body)?;
@@ -510,23 +531,86 @@ impl<'data> PerfData<'data> {
     }
 }
 
-/// Moves the queued records with a time up to `limit` (all, without one) to
-/// `out`, in time order; ties keep their file order.
-fn flush(queue: &mut Vec<(u64, u64)>, limit: Option<u64>, visit: &mut impl FnMut(u64) -> Result<()>) -> Result<()> {
-    // The queue is in arrival order, so a stable sort keeps ties in file order.
-    queue.sort_by_key(|&(time, _)| time);
-    let cut = match limit {
-        Some(limit) => queue.partition_point(|&(time, _)| time <= limit),
-        None => queue.len(),
-    };
-    for (_, position) in queue.drain(..cut) {
-        visit(position)?;
+/// perf's delivery order (see [`PerfData::time_order`]) of records given in file
+/// order: kernel records with a time wait in a queue until a FINISHED_ROUND releases
+/// those up to the latest time seen before the previous round ended.
+pub(super) struct TimeOrder<T> {
+    /// In arrival order, so that a stable sort keeps ties in file order.
+    queue: Vec<(u64, T)>,
+    max_time: u64,
+    next_flush: u64,
+}
+
+impl<T> Default for TimeOrder<T> {
+    fn default() -> Self {
+        TimeOrder { queue: Vec::new(), max_time: 0, next_flush: 0 }
     }
-    Ok(())
+}
+
+/// What becomes of a record given to [`TimeOrder::arrive`].
+pub(super) enum Arrival<T> {
+    /// A FINISHED_ROUND: call [`TimeOrder::round`].
+    Round,
+    /// Kept, to be released in time order.
+    Queued,
+    /// Without a time, or perf's own record: delivered now.
+    Now(T),
+}
+
+impl<T> TimeOrder<T> {
+    /// Whether a record of this type and time waits in the queue.
+    pub(super) fn waits(kind: u32, time: Option<u64>) -> bool {
+        kind != record::FINISHED_ROUND && kind < record::HEADER_ATTR && time.is_some()
+    }
+
+    pub(super) fn arrive(&mut self, kind: u32, time: Option<u64>, item: T) -> Arrival<T> {
+        if kind == record::FINISHED_ROUND {
+            return Arrival::Round;
+        }
+        match time.filter(|_| Self::waits(kind, time)) {
+            Some(time) => {
+                self.max_time = self.max_time.max(time);
+                self.queue.push((time, item));
+                Arrival::Queued
+            }
+            None => Arrival::Now(item),
+        }
+    }
+
+    /// A round ended: releases what it may.
+    pub(super) fn round(&mut self, visit: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+        self.flush(Some(self.next_flush), visit)?;
+        self.next_flush = self.max_time;
+        Ok(())
+    }
+
+    /// The records ended: releases all.
+    pub(super) fn finish(&mut self, visit: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+        self.flush(None, visit)
+    }
+
+    /// The records still queued, in arrival order.
+    pub(super) fn queued_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
+        self.queue.iter_mut().map(|(_, item)| item)
+    }
+
+    /// Moves the queued records with a time up to `limit` (all, without one) to
+    /// `visit`, in time order; ties keep their file order.
+    fn flush(&mut self, limit: Option<u64>, visit: &mut impl FnMut(T) -> Result<()>) -> Result<()> {
+        self.queue.sort_by_key(|&(time, _)| time);
+        let cut = match limit {
+            Some(limit) => self.queue.partition_point(|&(time, _)| time <= limit),
+            None => self.queue.len(),
+        };
+        for (_, item) in self.queue.drain(..cut) {
+            visit(item)?;
+        }
+        Ok(())
+    }
 }
 
 /// Pipe mode (and any stream): events and features announced by records.
-fn collect_metadata(
+pub(super) fn collect_metadata(
     events: &mut Vec<Event>,
     features: &mut Features,
     header: RecordHeader,
