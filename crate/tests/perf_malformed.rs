@@ -16,7 +16,7 @@ mod common;
 
 use common::read;
 
-use pgolens::formats::perf::{PerfData, Record};
+use pgolens::formats::perf::{PerfData, PerfStream, Record};
 use pgolens::{Error, ErrorKind};
 
 /// Parses and decodes every record in perf's order; the first error, if any.
@@ -38,13 +38,38 @@ fn decode_all(data: &[u8]) -> Result<usize, Error> {
         Ok(())
     })?;
     assert_eq!(again, samples);
+    // Streamed in small chunks, it meets the same samples.
+    assert_eq!(stream_all(data)?, samples);
     Ok(samples)
 }
 
-/// Decoding either succeeds or fails at an offset inside the input.
+/// The samples of the recording streamed in (in chunks of 251 bytes, the header
+/// alone given first, every other section fetched).
+fn stream_all(data: &[u8]) -> Result<usize, Error> {
+    let mut fetch = |offset: u64, len: u64, expected: &'static str| {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        data.get(start..end).map(<[u8]>::to_vec).ok_or(Error::invalid(0, expected, offset))
+    };
+    let (mut stream, start) = PerfStream::start(&data[..data.len().min(104)], data.len() as u64, &mut fetch)?;
+    let mut samples = 0;
+    let mut visit = |_: &PerfData<'_>, r: &pgolens::formats::perf::RecordAt<'_>| {
+        samples += usize::from(matches!(r.record, Record::Sample(_)));
+        Ok(())
+    };
+    for chunk in data.get(usize::try_from(start).unwrap_or(usize::MAX)..).unwrap_or_default().chunks(251) {
+        stream.feed(chunk, &mut visit)?;
+    }
+    stream.finish(&mut visit)?;
+    Ok(samples)
+}
+
+/// Decoding either succeeds or fails at an offset inside the input; so does
+/// streaming it.
 fn check(data: &[u8], what: &str) -> Result<usize, Error> {
     let result = decode_all(data);
-    if let Err(e) = &result {
+    let streamed = stream_all(data);
+    for e in [&result, &streamed].into_iter().filter_map(|r| r.as_ref().err()) {
         let offset = e.offset().unwrap_or_else(|| panic!("{what}: error without offset: {e}"));
         assert!(offset <= data.len() as u64, "{what}: offset {offset:#x} past the end: {e}");
     }

@@ -26,7 +26,7 @@ use pgolens::formats::gcov::{dump_gcov, write_afdo, write_v4};
 use pgolens::formats::instrprof::{self, decode_memprof, proftext};
 use pgolens::formats::perf::perf2bolt::{self, bat_yaml, binary::Binary};
 use pgolens::formats::perf::script::{write_script_with, ScriptFields};
-use pgolens::formats::perf::PerfData;
+use pgolens::formats::perf::{PerfData, PerfStream};
 use pgolens::formats::sample::write_text as sample_text;
 use pgolens::model::{bat as bat_model, fdata_records, instrprof as instrprof_model, memprof, sample_views};
 use pgolens::symbolize::Symbolizer;
@@ -184,18 +184,51 @@ fn zstd_raw(data: &[u8]) -> Vec<u8> {
 }
 
 /// A perf.data's model: both parses, every record, the time order, and the call
-/// stacks (unsymbolized) of [`pgolens::model::perf::stack_profile`].
+/// stacks (unsymbolized) of [`pgolens::model::perf::stack_profile`]; and the same
+/// records streamed in ([`PerfStream`]), which must be those of the whole file when
+/// both decode.
 pub fn perf(data: &[u8]) {
     opened(data, |data| {
         if let Ok(perf) = PerfData::parse(data) {
             let _ = perf.records().take(1 << 20).filter(Result::is_ok).count();
-            let _ = perf.time_order();
             let _ = pgolens::model::perf::stack_profile(&perf, &Symbolizer::new(), |_, _| {});
+            let mut whole = Vec::new();
+            let decoded = perf.for_each_in_time_order(|p| {
+                let r = perf.record_at(p)?;
+                whole.push((r.offset, r.header.kind));
+                Ok(())
+            });
+            // A damaged pipe recording may announce an event after its first samples:
+            // the whole file's decode finds it anyway, the stream (like perf) fails.
+            if let (Ok(()), Ok(streamed)) = (decoded, streamed_records(data, 509)) {
+                assert_eq!(streamed, whole);
+            }
         }
         if let Ok(perf) = PerfData::parse_unindexed(data) {
             let _ = perf.sample_count();
         }
     });
+}
+
+/// The records of a perf.data streamed in chunks of `chunk` bytes: (offset, type).
+fn streamed_records(data: &[u8], chunk: usize) -> pgolens::Result<Vec<(u64, u32)>> {
+    let mut fetch = |offset: u64, len: u64, expected: &'static str| {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        data.get(start..end).map(<[u8]>::to_vec).ok_or(pgolens::Error::invalid(0, expected, offset))
+    };
+    let head = data.get(..data.len().min(104)).unwrap_or_default();
+    let (mut stream, start) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
+    let mut out = Vec::new();
+    let mut visit = |_: &PerfData<'_>, r: &pgolens::formats::perf::RecordAt<'_>| {
+        out.push((r.offset, r.header.kind));
+        Ok(())
+    };
+    for piece in data.get(usize::try_from(start).unwrap_or(usize::MAX)..).unwrap_or_default().chunks(chunk) {
+        stream.feed(piece, &mut visit)?;
+    }
+    stream.finish(&mut visit)?;
+    Ok(out)
 }
 
 /// `export --to perf-script` and `--to perf-script-brstack` of a perf.data (unsymbolized).

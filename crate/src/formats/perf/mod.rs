@@ -25,6 +25,7 @@ pub mod record;
 mod records;
 pub mod sample;
 pub mod script;
+mod stream;
 mod zstd;
 
 pub use attr::Attr;
@@ -32,6 +33,7 @@ pub use file::{Event, FileHeader, PerfData, MAX_UNPACK_RATIO};
 pub use record::{Record, RecordAt, RecordHeader};
 pub use records::record_type_name;
 pub use sample::Sample;
+pub use stream::PerfStream;
 
 use alloc::vec::Vec;
 

@@ -1,0 +1,311 @@
+//! A recording read as it streams in: its records in perf's time order, from
+//! chunks fed one after another, without the whole file in memory.
+//!
+//! What lies outside the record stream (file mode: the header, attrs and feature
+//! sections) is read first, through a [`Fetch`]; then the record stream is fed in
+//! chunks of any size. A record cut by a chunk's end waits for the next chunk;
+//! records waiting for their turn in time order are copied (perf's rounds bound
+//! them to about two rounds' worth); compressed records are unpacked as they come.
+//! The records reach the visitor in the order [`PerfData::for_each_in_time_order`]
+//! gives, each as [`PerfData::record_at`] decodes it.
+//!
+//! A pipe recording announces its events and features in the stream: the visitor
+//! is given the recording as known so far, and a sample that comes before any
+//! event is announced is an error, as perf reads it (the whole file's decode
+//! finds events anywhere in the stream). Build ids, which perf writes into a pipe
+//! recording after the records that need them (or at its end), are only sure to be
+//! known to the recording [`PerfStream::finish`] returns.
+
+use alloc::vec::Vec;
+
+use super::file::{collect_metadata, Arrival, Fetch, TimeOrder};
+use super::record::{self, next_record, parse_body, RecordHeader};
+use super::{PerfData, Record, RecordAt, MAX_UNPACK_RATIO};
+use crate::error::{Error, ErrorKind, Location, Result};
+use crate::read::Reader;
+
+/// A record copied to wait for its turn.
+#[derive(Clone, Copy)]
+struct Waiting {
+    /// Its bytes in the arena.
+    start: usize,
+    len: usize,
+    /// Where it lies in the file (for an unpacked record: the compressed record).
+    offset: u64,
+    unpacked: bool,
+}
+
+/// A perf.data (file or pipe mode) read chunk by chunk.
+pub struct PerfStream {
+    /// The recording as known so far: no records are kept in it.
+    perf: PerfData<'static>,
+    /// The file offset of `pending[0]`.
+    pending_at: u64,
+    /// Bytes fed and not yet whole records.
+    pending: Vec<u8>,
+    /// Where the record stream ends.
+    end: u64,
+    /// Whether the data size was written (file mode): a record cut at `end` is an
+    /// error, not a recording cut off.
+    complete: bool,
+    /// The records waiting for their turn (`None`: one delivered at once).
+    order: TimeOrder<Option<Waiting>>,
+    arena: Vec<u8>,
+    /// The arena's spare twin, which the waiting records move to after a round.
+    spare: Vec<u8>,
+    unpacker: Option<super::zstd::Unpacker>,
+    /// Unpacked bytes not yet whole records.
+    unpacked: Vec<u8>,
+    /// Unpacked bytes already taken as records (for the unpacking limit).
+    unpacked_done: usize,
+    last_compressed: u64,
+    /// The most bytes the compressed records may unpack to.
+    limit: usize,
+    /// The recording's events were named (before its first sample).
+    named: bool,
+}
+
+impl PerfStream {
+    /// Reads what lies outside the record stream of a recording of `len` bytes that
+    /// begins with `head` (at least its header: 16 bytes for a pipe, 104 for a
+    /// file; the whole file if shorter), the sections elsewhere read by `fetch`.
+    /// Returns the stream and the offset of the first byte to feed it.
+    pub fn start(head: &[u8], len: u64, fetch: &mut Fetch<'_>) -> Result<(PerfStream, u64)> {
+        let (mut perf, (start, end), complete) = PerfData::head(head, len, fetch)?;
+        if !perf.pipe {
+            perf.name_events();
+        }
+        let limit = usize::try_from(len).unwrap_or(usize::MAX).saturating_mul(MAX_UNPACK_RATIO);
+        let stream = PerfStream {
+            named: !perf.pipe,
+            perf,
+            pending_at: start,
+            pending: Vec::new(),
+            end,
+            complete,
+            order: TimeOrder::default(),
+            arena: Vec::new(),
+            spare: Vec::new(),
+            unpacker: None,
+            unpacked: Vec::new(),
+            unpacked_done: 0,
+            last_compressed: start,
+            limit,
+        };
+        Ok((stream, start))
+    }
+
+    /// The recording as known so far.
+    pub fn perf(&self) -> &PerfData<'static> {
+        &self.perf
+    }
+
+    /// Feeds the next bytes of the file (the first at the offset [`PerfStream::start`]
+    /// returned, each chunk right after the last); `visit` gets the records whose
+    /// turn has come. Bytes past the record stream are ignored.
+    pub fn feed(
+        &mut self,
+        chunk: &[u8],
+        visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
+    ) -> Result<()> {
+        if self.perf.truncated_at.is_some() {
+            return Ok(());
+        }
+        let fed_end = self.pending_at.saturating_add(self.pending.len() as u64);
+        let room = usize::try_from(self.end.saturating_sub(fed_end)).unwrap_or(usize::MAX);
+        self.pending.extend_from_slice(chunk.get(..room).unwrap_or(chunk));
+        let pending = core::mem::take(&mut self.pending);
+        let mut r = Reader::at_base(&pending, self.perf.endian, self.pending_at);
+        let walked = loop {
+            if r.is_empty() {
+                break Ok(());
+            }
+            let at = r.offset();
+            let mut probe = r;
+            match next_record(&mut probe) {
+                Ok((header, body)) => {
+                    let raw = record_bytes(&r, &probe);
+                    if let Err(e) = self.record(header, body, raw, at, false, visit) {
+                        break Err(e);
+                    }
+                    r = probe;
+                }
+                // The rest of the record is in the next chunk.
+                Err(e) if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => break Ok(()),
+                Err(_) if self.perf.pipe && super::records::is_trailing_text(r.rest(), 0) => {
+                    self.perf.truncated_at = Some(at);
+                    break Ok(());
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
+        self.pending_at = r.offset();
+        self.pending = pending;
+        self.pending.drain(..taken.min(self.pending.len()));
+        walked
+    }
+
+    /// Ends the stream once every byte was fed: releases the records still waiting
+    /// and returns the recording (its metadata complete, without records).
+    pub fn finish(
+        mut self,
+        visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
+    ) -> Result<PerfData<'static>> {
+        if self.perf.truncated_at.is_none() && !self.pending.is_empty() {
+            if self.complete {
+                // The record runs past the data section: its own error.
+                let mut r = Reader::at_base(&self.pending, self.perf.endian, self.pending_at);
+                next_record(&mut r)?;
+            }
+            // perf reads every complete record of a recording that was cut off.
+            self.perf.truncated_at = Some(self.pending_at);
+        }
+        if let Some(mut unpacker) = self.unpacker.take() {
+            let limit = self.limit.saturating_sub(self.unpacked_done);
+            unpacker.finish(&mut self.unpacked, limit, self.last_compressed)?;
+            self.unpacked_records(self.last_compressed, visit)?;
+        }
+        if !self.unpacked.is_empty() {
+            return Err(Error::malformed(self.last_compressed, "compressed records that end on a record boundary"));
+        }
+        let PerfStream { order, arena, perf, named, .. } = &mut self;
+        order.finish(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, w, visit)))?;
+        self.perf.name_events();
+        Ok(self.perf)
+    }
+
+    /// One record of the stream, in file order: its header, body and bytes
+    /// (`unpacked`: from the compressed record at `at`).
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        header: RecordHeader,
+        mut body: Reader<'_>,
+        raw: &[u8],
+        at: u64,
+        unpacked: bool,
+        visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
+    ) -> Result<()> {
+        if !unpacked && (header.kind == record::COMPRESSED || header.kind == record::COMPRESSED2) {
+            let Record::Compressed { zstd } = parse_body(header, &mut body)? else {
+                return Err(Error::malformed(at, "compressed record"));
+            };
+            let limit = self.limit.saturating_sub(self.unpacked_done);
+            let unpacker = self.unpacker.get_or_insert_with(super::zstd::Unpacker::new);
+            unpacker.unpack(zstd, &mut self.unpacked, limit, at)?;
+            self.last_compressed = at;
+            return self.unpacked_records(at, visit);
+        }
+        self.perf.count = self.perf.count.saturating_add(1);
+        self.perf.samples = self.perf.samples.saturating_add(usize::from(header.kind == record::PERF_RECORD_SAMPLE));
+        collect_metadata(&mut self.perf.events, &mut self.perf.features, header, body)
+            .map_err(|e| relocate(e, unpacked, at))?;
+        if header.kind == record::HEADER_ATTR {
+            for (index, event) in self.perf.events.iter().enumerate() {
+                for &id in &event.ids {
+                    self.perf.ids.insert(id, index);
+                }
+            }
+        }
+        let time = self.perf.time_of(header, &body).map_err(|e| relocate(e, unpacked, at))?;
+        let waiting = TimeOrder::<Option<Waiting>>::waits(header.kind, time).then(|| {
+            let start = self.arena.len();
+            self.arena.extend_from_slice(raw);
+            Waiting { start, len: raw.len(), offset: at, unpacked }
+        });
+        let PerfStream { order, arena, spare, perf, named, .. } = self;
+        match order.arrive(header.kind, time, waiting) {
+            Arrival::Round => {
+                order.round(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, w, visit)))?;
+                // The records still waiting move to the front of the spare arena.
+                spare.clear();
+                for w in order.queued_mut().flatten() {
+                    let bytes = arena.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
+                    w.start = spare.len();
+                    spare.extend_from_slice(bytes);
+                }
+                core::mem::swap(arena, spare);
+                Ok(())
+            }
+            Arrival::Queued => Ok(()),
+            Arrival::Now(_) => {
+                name_before_samples(perf, named, header.kind);
+                let record = perf.decode(header, body, at).map_err(|e| relocate(e, unpacked, at))?;
+                visit(perf, &record)
+            }
+        }
+    }
+
+    /// The whole records unpacked so far from compressed records (the last at `at`).
+    fn unpacked_records(
+        &mut self,
+        at: u64,
+        visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let unpacked = core::mem::take(&mut self.unpacked);
+        let mut r = Reader::new(&unpacked, self.perf.endian);
+        let walked = loop {
+            if r.is_empty() {
+                break Ok(());
+            }
+            let mut probe = r;
+            match next_record(&mut probe) {
+                Ok((header, body)) => {
+                    let raw = record_bytes(&r, &probe);
+                    if let Err(e) = self.record(header, body, raw, at, true, visit) {
+                        break Err(e);
+                    }
+                    r = probe;
+                }
+                Err(e) if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => break Ok(()),
+                Err(e) => break Err(relocate(e, true, at)),
+            }
+        };
+        let taken = usize::try_from(r.offset()).unwrap_or(usize::MAX).min(unpacked.len());
+        self.unpacked = unpacked;
+        self.unpacked.drain(..taken);
+        self.unpacked_done = self.unpacked_done.saturating_add(taken);
+        walked
+    }
+}
+
+/// A waiting record's turn: decoded from its copy and visited.
+fn release(
+    perf: &mut PerfData<'static>,
+    named: &mut bool,
+    arena: &[u8],
+    w: Waiting,
+    visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
+) -> Result<()> {
+    let bytes = arena.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
+    let mut r = Reader::at_base(bytes, perf.endian, if w.unpacked { 0 } else { w.offset });
+    let (header, body) = next_record(&mut r).map_err(|e| relocate(e, w.unpacked, w.offset))?;
+    name_before_samples(perf, named, header.kind);
+    let record = perf.decode(header, body, w.offset).map_err(|e| relocate(e, w.unpacked, w.offset))?;
+    visit(perf, &record)
+}
+
+/// A pipe recording's events are named once its first sample comes: the records
+/// that announce them come before it.
+fn name_before_samples(perf: &mut PerfData<'static>, named: &mut bool, kind: u32) {
+    if !*named && kind == record::PERF_RECORD_SAMPLE {
+        perf.name_events();
+        *named = true;
+    }
+}
+
+/// The bytes of the record `before` was at and `after` is past.
+fn record_bytes<'a>(before: &Reader<'a>, after: &Reader<'a>) -> &'a [u8] {
+    let len = usize::try_from(after.offset().saturating_sub(before.offset())).unwrap_or(usize::MAX);
+    before.rest().get(..len).unwrap_or_default()
+}
+
+/// Errors inside unpacked data point at the compressed record that held them.
+fn relocate(e: Error, unpacked: bool, at: u64) -> Error {
+    if unpacked {
+        Error { location: Location::Offset(at), ..e }
+    } else {
+        e
+    }
+}

@@ -1,0 +1,125 @@
+//! A perf.data read as it streams in, in chunks of any size, gives the records of
+//! the whole file in the same time order, decoded alike, and the same stacks, for
+//! every corpus recording (file and pipe mode, compressed, cut off).
+
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+mod common;
+
+use pgolens::formats::perf::{PerfData, PerfStream};
+use pgolens::model::perf::{PerfStacks, StackReader};
+use pgolens::symbolize::Symbolizer;
+use pgolens::Result;
+
+/// The corpus recordings.
+fn recordings() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for dir in ["bolt-perf", "peers/linux-perf-data"] {
+        for path in common::files_under(&common::corpus().join(dir)) {
+            let name = path.to_string_lossy().into_owned();
+            if name.ends_with(".perf.data") || name.ends_with(".data") {
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    assert!(out.len() > 25, "{}", out.len());
+    out
+}
+
+/// Streams `data` in chunks of `chunk` bytes: the records visited (offset and
+/// decoded record), and the recording `finish` returns.
+fn streamed(
+    data: &[u8],
+    chunk: usize,
+    mut visit: impl FnMut(&PerfData<'_>, &pgolens::formats::perf::RecordAt<'_>) -> Result<()>,
+) -> Result<PerfData<'static>> {
+    // The head is the header's bytes only; everything else comes by fetch or feed.
+    let head = &data[..data.len().min(104)];
+    let mut fetch = |offset: u64, len: u64, _: &'static str| {
+        let start = usize::try_from(offset).unwrap();
+        Ok(data.get(start..start + usize::try_from(len).unwrap()).unwrap().to_vec())
+    };
+    let (mut stream, start) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
+    for piece in data[usize::try_from(start).unwrap()..].chunks(chunk) {
+        stream.feed(piece, &mut visit)?;
+    }
+    stream.finish(&mut visit)
+}
+
+#[test]
+fn streamed_records_are_the_whole_files_in_time_order() {
+    for (name, data) in recordings() {
+        let perf = PerfData::parse(&data).unwrap();
+        let mut whole = Vec::new();
+        perf.for_each_in_time_order(|p| {
+            let r = perf.record_at(p)?;
+            whole.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
+            Ok(())
+        })
+        .unwrap();
+        for chunk in [1, 7, 4096, 1 << 20] {
+            let mut got = Vec::new();
+            let meta = streamed(&data, chunk, |_, r| {
+                got.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{name} in chunks of {chunk}: {e}"));
+            assert_eq!(got.len(), whole.len(), "{name} in chunks of {chunk}");
+            if let Some(i) = (0..got.len()).find(|&i| got[i] != whole[i]) {
+                panic!("{name} in chunks of {chunk}: record {i}\n{}\n{}", got[i], whole[i]);
+            }
+            assert_eq!(meta.events, perf.events, "{name}");
+            assert_eq!(meta.record_count(), perf.record_count(), "{name}");
+            assert_eq!(meta.sample_count(), perf.sample_count(), "{name}");
+            assert_eq!(meta.truncated_at, perf.truncated_at, "{name}");
+            assert_eq!(format!("{:?}", meta.features), format!("{:?}", perf.features), "{name}");
+        }
+    }
+}
+
+#[test]
+fn streamed_stacks_are_the_whole_files() {
+    let symbolizer = Symbolizer::new();
+    let mut checked = 0;
+    for (name, data) in recordings() {
+        let perf = PerfData::parse_unindexed(&data).unwrap();
+        let whole = PerfStacks::read(&perf, &symbolizer, |_, _| {}).unwrap();
+        let mut reader = StackReader::new(&symbolizer, 0);
+        let meta = streamed(&data, 4093, |perf, r| {
+            reader.record(perf, r);
+            Ok(())
+        })
+        .unwrap();
+        let stacks = reader.finish(&meta);
+        assert_eq!(format!("{stacks:?}"), format!("{whole:?}"), "{name}");
+        checked += usize::from(whole.profile.sample_count() > 0);
+    }
+    assert!(checked > 20, "{checked}");
+}
+
+#[test]
+fn a_pipe_recordings_build_ids_reach_its_streamed_stacks() {
+    // perf inject -b wrote HEADER_BUILD_ID records into the stream (make.sh):
+    // the DSOs take them as when the whole file is read, as perf buildid-list lists them.
+    let dir = common::crate_dir().join("../tests/data/perf-pipe-buildids");
+    let data = std::fs::read(dir.join("gzip.pipe-injected.perf.data")).unwrap();
+    let listed = std::fs::read_to_string(dir.join("gzip.pipe-injected.perf.data.buildids.txt")).unwrap();
+    let symbolizer = Symbolizer::new();
+    let whole = PerfStacks::read(&PerfData::parse(&data).unwrap(), &symbolizer, |_, _| {}).unwrap();
+    let mut reader = StackReader::new(&symbolizer, 0);
+    let meta = streamed(&data, 512, |perf, r| {
+        reader.record(perf, r);
+        Ok(())
+    })
+    .unwrap();
+    let stacks = reader.finish(&meta);
+    assert_eq!(format!("{stacks:?}"), format!("{whole:?}"));
+    let mut with_ids = 0;
+    for (path, id) in stacks.addresses.dsos() {
+        let line = listed.lines().find(|l| l.ends_with(&format!(" {path}"))).unwrap_or_else(|| panic!("{path}"));
+        let hex: String = id.as_deref().unwrap_or_default().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(line.split_whitespace().next(), Some(hex.as_str()), "{path}");
+        with_ids += 1;
+    }
+    assert!(with_ids >= 2, "{:?}", stacks.addresses.dsos());
+}
