@@ -46,6 +46,17 @@ fn streamed(
     stream.finish(&mut visit)
 }
 
+/// The stacks of `data` streamed in chunks of `chunk` bytes.
+fn streamed_stacks(data: &[u8], chunk: usize, symbolizer: &Symbolizer<'_>) -> PerfStacks {
+    let mut reader = StackReader::new(symbolizer, 0);
+    let meta = streamed(data, chunk, |perf, r| {
+        reader.record(perf, r);
+        Ok(())
+    })
+    .unwrap();
+    reader.finish(&meta)
+}
+
 #[test]
 fn streamed_records_are_the_whole_files_in_time_order() {
     for (name, data) in recordings() {
@@ -84,13 +95,7 @@ fn streamed_stacks_are_the_whole_files() {
     for (name, data) in recordings() {
         let perf = PerfData::parse_unindexed(&data).unwrap();
         let whole = PerfStacks::read(&perf, &symbolizer, |_, _| {}).unwrap();
-        let mut reader = StackReader::new(&symbolizer, 0);
-        let meta = streamed(&data, 4093, |perf, r| {
-            reader.record(perf, r);
-            Ok(())
-        })
-        .unwrap();
-        let stacks = reader.finish(&meta);
+        let stacks = streamed_stacks(&data, 4093, &symbolizer);
         assert_eq!(format!("{stacks:?}"), format!("{whole:?}"), "{name}");
         checked += usize::from(whole.profile.sample_count() > 0);
     }
@@ -106,13 +111,7 @@ fn a_pipe_recordings_build_ids_reach_its_streamed_stacks() {
     let listed = std::fs::read_to_string(dir.join("gzip.pipe-injected.perf.data.buildids.txt")).unwrap();
     let symbolizer = Symbolizer::new();
     let whole = PerfStacks::read(&PerfData::parse(&data).unwrap(), &symbolizer, |_, _| {}).unwrap();
-    let mut reader = StackReader::new(&symbolizer, 0);
-    let meta = streamed(&data, 512, |perf, r| {
-        reader.record(perf, r);
-        Ok(())
-    })
-    .unwrap();
-    let stacks = reader.finish(&meta);
+    let stacks = streamed_stacks(&data, 512, &symbolizer);
     assert_eq!(format!("{stacks:?}"), format!("{whole:?}"));
     let mut with_ids = 0;
     for (path, id) in stacks.addresses.dsos() {

@@ -116,29 +116,7 @@ impl PerfStream {
         self.pending.extend_from_slice(chunk.get(..room).unwrap_or(chunk));
         let pending = core::mem::take(&mut self.pending);
         let mut r = Reader::at_base(&pending, self.perf.endian, self.pending_at);
-        let walked = loop {
-            if r.is_empty() {
-                break Ok(());
-            }
-            let at = r.offset();
-            let mut probe = r;
-            match next_record(&mut probe) {
-                Ok((header, body)) => {
-                    let raw = record_bytes(&r, &probe);
-                    if let Err(e) = self.record(header, body, raw, at, false, visit) {
-                        break Err(e);
-                    }
-                    r = probe;
-                }
-                // The rest of the record is in the next chunk.
-                Err(e) if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => break Ok(()),
-                Err(_) if self.perf.pipe && super::records::is_trailing_text(r.rest(), 0) => {
-                    self.perf.truncated_at = Some(at);
-                    break Ok(());
-                }
-                Err(e) => break Err(e),
-            }
-        };
+        let walked = self.whole_records(&mut r, None, visit);
         let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
         self.pending_at = r.offset();
         self.pending = pending;
@@ -237,6 +215,37 @@ impl PerfStream {
         }
     }
 
+    /// The whole records `r` holds, each given to [`PerfStream::record`]; `r` stops
+    /// at the first that is not whole yet (its rest comes later). `compressed_at`:
+    /// `r` holds what the compressed records up to the one at that offset unpacked.
+    fn whole_records(
+        &mut self,
+        r: &mut Reader<'_>,
+        compressed_at: Option<u64>,
+        visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
+    ) -> Result<()> {
+        while !r.is_empty() {
+            let at = r.offset();
+            let mut probe = *r;
+            match next_record(&mut probe) {
+                Ok((header, body)) => {
+                    let raw = record_bytes(r, &probe);
+                    self.record(header, body, raw, compressed_at.unwrap_or(at), compressed_at.is_some(), visit)?;
+                    *r = probe;
+                }
+                Err(e) if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => break,
+                Err(_)
+                    if compressed_at.is_none() && self.perf.pipe && super::records::is_trailing_text(r.rest(), 0) =>
+                {
+                    self.perf.truncated_at = Some(at);
+                    break;
+                }
+                Err(e) => return Err(relocate(e, compressed_at.is_some(), compressed_at.unwrap_or(at))),
+            }
+        }
+        Ok(())
+    }
+
     /// The whole records unpacked so far from compressed records (the last at `at`).
     fn unpacked_records(
         &mut self,
@@ -245,23 +254,7 @@ impl PerfStream {
     ) -> Result<()> {
         let unpacked = core::mem::take(&mut self.unpacked);
         let mut r = Reader::new(&unpacked, self.perf.endian);
-        let walked = loop {
-            if r.is_empty() {
-                break Ok(());
-            }
-            let mut probe = r;
-            match next_record(&mut probe) {
-                Ok((header, body)) => {
-                    let raw = record_bytes(&r, &probe);
-                    if let Err(e) = self.record(header, body, raw, at, true, visit) {
-                        break Err(e);
-                    }
-                    r = probe;
-                }
-                Err(e) if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => break Ok(()),
-                Err(e) => break Err(relocate(e, true, at)),
-            }
-        };
+        let walked = self.whole_records(&mut r, Some(at), visit);
         let taken = usize::try_from(r.offset()).unwrap_or(usize::MAX).min(unpacked.len());
         self.unpacked = unpacked;
         self.unpacked.drain(..taken);
