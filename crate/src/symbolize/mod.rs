@@ -189,16 +189,16 @@ impl<'a> Symbolizer<'a> {
         self.kallsyms.as_ref()
     }
 
-    /// The dropped binary for a DSO: one with `build_id` when it is given and some
-    /// binary has it; else one with the same file name, unless the two build ids are
-    /// both known and differ (another build of the program would give wrong names).
-    /// Of several (a stripped library and its separate debug file share a build id),
-    /// the one with the most symbols.
     /// [`own_build_id`] among the dropped binaries.
     pub fn own_build_id(&self, dso_path: &str) -> Option<&[u8]> {
         own_build_id(dso_path, self.binaries.iter().map(|e| (e.name.as_str(), e.binary.build_id())))
     }
 
+    /// The dropped binary for a DSO: one with `build_id` when it is given and some
+    /// binary has it; else one with the same file name, unless the two build ids are
+    /// both known and differ (another build of the program would give wrong names).
+    /// Of several (a stripped library and its separate debug file share a build id),
+    /// the one with the most symbols.
     pub fn find(&self, dso_path: &str, build_id: Option<&[u8]>) -> Option<&Binary<'a>> {
         let matching = self.matching(dso_path, build_id);
         let mut best: Option<&Binary<'a>> = None;

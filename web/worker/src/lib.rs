@@ -259,6 +259,7 @@ impl Sessions {
         if unread.is_empty() {
             self.given_folder.extend(docs.iter().copied());
         }
+        let unread = (!unread.is_empty()).then(|| alloc::format!("could not be read: {}", unread.join(", ")));
         let mut messages = Vec::new();
         for doc in docs {
             let (Some(session), Some(known)) = (self.open.get_mut(&doc), self.symbols.get_mut(&doc)) else { continue };
@@ -276,8 +277,7 @@ impl Sessions {
                 }
             }
             let mut status = symbols::status(known, &session.symbol_files());
-            if !unread.is_empty() {
-                let unread = alloc::format!("could not be read: {}", unread.join(", "));
+            if let Some(unread) = &unread {
                 error = Some(error.map_or_else(|| unread.clone(), |e| alloc::format!("{e}; {unread}")));
             }
             status.error = error;

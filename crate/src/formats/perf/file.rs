@@ -317,6 +317,15 @@ impl<'data> PerfData<'data> {
         Ok(inner.offset())
     }
 
+    /// The map from sample ids to events.
+    pub(super) fn index_ids(&mut self) {
+        for (index, event) in self.events.iter().enumerate() {
+            for &id in &event.ids {
+                self.ids.insert(id, index);
+            }
+        }
+    }
+
     /// Event names (EVENT_DESC matched by ids, else by position, else perf's name
     /// for the attr) and the map from sample ids to events.
     pub(super) fn name_events(&mut self) {
@@ -326,11 +335,7 @@ impl<'data> PerfData<'data> {
                 self.events.push(Event { attr: desc.attr.clone(), ids: desc.ids.clone(), name: String::new() });
             }
         }
-        for (index, event) in self.events.iter().enumerate() {
-            for &id in &event.ids {
-                self.ids.insert(id, index);
-            }
-        }
+        self.index_ids();
         for (index, event) in self.events.iter_mut().enumerate() {
             let by_id = self.features.event_desc.iter().find(|d| d.ids.iter().any(|id| event.ids.contains(id)));
             let desc = by_id.or_else(|| self.features.event_desc.get(index));
@@ -368,8 +373,9 @@ impl<'data> PerfData<'data> {
             (self.data, position, position)
         };
         let mut r = Reader::new(bytes, self.endian).seek_clone(offset, "record")?;
-        let (header, body) = next_record(&mut r).map_err(|e| relocate(e, position, origin))?;
-        self.decode(header, body, origin).map_err(|e| relocate(e, position, origin))
+        let unpacked = position & UNPACKED != 0;
+        let (header, body) = next_record(&mut r).map_err(|e| relocate(e, unpacked, origin))?;
+        self.decode(header, body, origin).map_err(|e| relocate(e, unpacked, origin))
     }
 
     fn origin_of(&self, unpacked_offset: u64) -> u64 {
@@ -650,8 +656,8 @@ pub(super) fn collect_metadata(
 }
 
 /// Errors inside unpacked data point at the compressed record that held them.
-fn relocate(e: Error, position: u64, origin: u64) -> Error {
-    if position & UNPACKED != 0 {
+pub(super) fn relocate(e: Error, unpacked: bool, origin: u64) -> Error {
+    if unpacked {
         Error { location: crate::error::Location::Offset(origin), ..e }
     } else {
         e

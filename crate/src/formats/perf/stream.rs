@@ -18,10 +18,10 @@
 
 use alloc::vec::Vec;
 
-use super::file::{collect_metadata, Arrival, Fetch, TimeOrder};
+use super::file::{collect_metadata, relocate, Arrival, Fetch, TimeOrder};
 use super::record::{self, next_record, parse_body, RecordHeader};
 use super::{PerfData, Record, RecordAt, MAX_UNPACK_RATIO};
-use crate::error::{Error, ErrorKind, Location, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::read::Reader;
 
 /// A record copied to wait for its turn.
@@ -93,11 +93,6 @@ impl PerfStream {
             limit,
         };
         Ok((stream, start))
-    }
-
-    /// The recording as known so far.
-    pub fn perf(&self) -> &PerfData<'static> {
-        &self.perf
     }
 
     /// Feeds the next bytes of the file (the first at the offset [`PerfStream::start`]
@@ -180,11 +175,7 @@ impl PerfStream {
         collect_metadata(&mut self.perf.events, &mut self.perf.features, header, body)
             .map_err(|e| relocate(e, unpacked, at))?;
         if header.kind == record::HEADER_ATTR {
-            for (index, event) in self.perf.events.iter().enumerate() {
-                for &id in &event.ids {
-                    self.perf.ids.insert(id, index);
-                }
-            }
+            self.perf.index_ids();
         }
         let time = self.perf.time_of(header, &body).map_err(|e| relocate(e, unpacked, at))?;
         let waiting = TimeOrder::<Option<Waiting>>::waits(header.kind, time).then(|| {
@@ -292,13 +283,4 @@ fn name_before_samples(perf: &mut PerfData<'static>, named: &mut bool, kind: u32
 fn record_bytes<'a>(before: &Reader<'a>, after: &Reader<'a>) -> &'a [u8] {
     let len = usize::try_from(after.offset().saturating_sub(before.offset())).unwrap_or(usize::MAX);
     before.rest().get(..len).unwrap_or_default()
-}
-
-/// Errors inside unpacked data point at the compressed record that held them.
-fn relocate(e: Error, unpacked: bool, at: u64) -> Error {
-    if unpacked {
-        Error { location: Location::Offset(at), ..e }
-    } else {
-        e
-    }
 }
