@@ -41,9 +41,9 @@ fn streamed(path: &str, symbolizer: &Symbolizer<'_>) -> PerfStacks {
         Ok(bytes)
     };
     let (mut stream, start) = PerfStream::start(&head, len, &mut fetch).unwrap();
-    let mut reader = StackReader::new(symbolizer, 0);
+    let mut reader = StackReader::new(0);
     let mut visit = |perf: &PerfData<'_>, r: &pgolens::formats::perf::RecordAt<'_>| {
-        reader.record(perf, r);
+        reader.record(perf, r, symbolizer);
         Ok(())
     };
     file.seek(SeekFrom::Start(start)).unwrap();

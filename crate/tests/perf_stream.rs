@@ -6,6 +6,7 @@
 
 mod common;
 
+use pgolens::formats::perf::dsos::DsoUse;
 use pgolens::formats::perf::{PerfData, PerfStream};
 use pgolens::model::perf::{PerfStacks, StackReader};
 use pgolens::symbolize::Symbolizer;
@@ -46,15 +47,18 @@ fn streamed(
     stream.finish(&mut visit)
 }
 
-/// The stacks of `data` streamed in chunks of `chunk` bytes.
-fn streamed_stacks(data: &[u8], chunk: usize, symbolizer: &Symbolizer<'_>) -> PerfStacks {
-    let mut reader = StackReader::new(symbolizer, 0);
+/// The stacks of `data` streamed in chunks of `chunk` bytes, and its DSOs with
+/// their samples.
+fn streamed_stacks(data: &[u8], chunk: usize, symbolizer: &Symbolizer<'_>) -> (PerfStacks, Vec<DsoUse>) {
+    let mut reader = StackReader::new(0);
+    reader.count_dsos();
     let meta = streamed(data, chunk, |perf, r| {
-        reader.record(perf, r);
+        reader.record(perf, r, symbolizer);
         Ok(())
     })
     .unwrap();
-    reader.finish(&meta)
+    let dsos = reader.dso_uses(&meta).unwrap();
+    (reader.finish(&meta), dsos)
 }
 
 #[test]
@@ -95,8 +99,10 @@ fn streamed_stacks_are_the_whole_files() {
     for (name, data) in recordings() {
         let perf = PerfData::parse_unindexed(&data).unwrap();
         let whole = PerfStacks::read(&perf, &symbolizer, |_, _| {}).unwrap();
-        let stacks = streamed_stacks(&data, 4093, &symbolizer);
+        let (stacks, dsos) = streamed_stacks(&data, 4093, &symbolizer);
         assert_eq!(format!("{stacks:?}"), format!("{whole:?}"), "{name}");
+        // The Symbols panel's DSOs, counted on the way, are the whole file's.
+        assert_eq!(dsos, pgolens::formats::perf::dsos::dsos(&perf).unwrap(), "{name}");
         checked += usize::from(whole.profile.sample_count() > 0);
     }
     assert!(checked > 20, "{checked}");
@@ -110,9 +116,14 @@ fn a_pipe_recordings_build_ids_reach_its_streamed_stacks() {
     let data = std::fs::read(dir.join("gzip.pipe-injected.perf.data")).unwrap();
     let listed = std::fs::read_to_string(dir.join("gzip.pipe-injected.perf.data.buildids.txt")).unwrap();
     let symbolizer = Symbolizer::new();
-    let whole = PerfStacks::read(&PerfData::parse(&data).unwrap(), &symbolizer, |_, _| {}).unwrap();
-    let stacks = streamed_stacks(&data, 512, &symbolizer);
+    let perf = PerfData::parse(&data).unwrap();
+    let whole = PerfStacks::read(&perf, &symbolizer, |_, _| {}).unwrap();
+    let (stacks, dsos) = streamed_stacks(&data, 512, &symbolizer);
     assert_eq!(format!("{stacks:?}"), format!("{whole:?}"));
+    // The ids come at the end of the stream; the DSO list takes them as the whole read does.
+    let whole_dsos = pgolens::formats::perf::dsos::dsos(&perf).unwrap();
+    assert_eq!(dsos, whole_dsos);
+    assert!(whole_dsos.iter().filter(|d| d.build_id.is_some() && d.samples > 0).count() >= 2, "{whole_dsos:?}");
     let mut with_ids = 0;
     for (path, id) in stacks.addresses.dsos() {
         let line = listed.lines().find(|l| l.ends_with(&format!(" {path}"))).unwrap_or_else(|| panic!("{path}"));

@@ -30,6 +30,7 @@ use hashbrown::HashMap;
 
 use super::stacks::{FrameId, FrameKind, StackProfile};
 use crate::error::Result;
+use crate::formats::perf::dsos::{DsoCount, DsoUse};
 use crate::formats::perf::machine::{Machine, MapKind};
 use crate::formats::perf::record::misc;
 use crate::formats::perf::sample::{self, Sample};
@@ -91,7 +92,7 @@ impl PerfStacks {
         unwinding: &Symbolizer<'_>,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<PerfStacks> {
-        let mut reader = StackReader::new(unwinding, perf.sample_count());
+        let mut reader = StackReader::new(perf.sample_count());
         let total = perf.record_count();
         let mut done = 0usize;
         perf.for_each_in_time_order(|position| {
@@ -99,7 +100,7 @@ impl PerfStacks {
                 progress(done, total);
             }
             done = done.saturating_add(1);
-            reader.record(perf, &perf.record_at(position)?);
+            reader.record(perf, &perf.record_at(position)?, unwinding);
             Ok(())
         })?;
         progress(total, total);
@@ -127,22 +128,23 @@ impl PerfStacks {
 
 /// Builds a [`PerfStacks`] from a recording's records, given in perf's time order
 /// (from a parsed recording, or as a recording streams in).
-pub struct StackReader<'u, 's> {
+pub struct StackReader<'s> {
     stacks: PerfStacks,
     /// The profile's event per event of the recording (registered on the first
     /// sample: a pipe recording announces its events in the stream).
     events: Option<Vec<u32>>,
     machine: Option<Machine>,
     resolver: Resolver<'s>,
-    unwinding: &'u Symbolizer<'s>,
     chains: ChainCache,
     key: Vec<u64>,
     stack: Vec<FrameId>,
+    /// The samples of each DSO, when asked for ([`StackReader::count_dsos`]).
+    dso_count: Option<DsoCount>,
 }
 
-impl<'u, 's> StackReader<'u, 's> {
+impl<'s> StackReader<'s> {
     /// `samples`: how many samples to make room for (a hint).
-    pub fn new(unwinding: &'u Symbolizer<'s>, samples: usize) -> Self {
+    pub fn new(samples: usize) -> Self {
         let mut stacks = PerfStacks { profile: StackProfile::new(), addresses: Addresses::default() };
         stacks.profile.reserve_samples(samples);
         StackReader {
@@ -150,18 +152,34 @@ impl<'u, 's> StackReader<'u, 's> {
             events: None,
             machine: None,
             resolver: Resolver { cache: HashMap::default(), dso_index: BTreeMap::new(), unwinder: Unwinder::new() },
-            unwinding,
             chains: ChainCache::default(),
             key: Vec::new(),
             stack: Vec::new(),
+            dso_count: None,
         }
     }
 
+    /// Also counts the samples of each DSO, as [`crate::formats::perf::dsos::dsos`] does (for a recording
+    /// that is not kept to be read again).
+    pub fn count_dsos(&mut self) {
+        self.dso_count.get_or_insert_with(DsoCount::default);
+    }
+
+    /// Makes room for `additional` more samples (a hint, once their count is guessed).
+    pub fn reserve_samples(&mut self, additional: usize) {
+        self.stacks.profile.reserve_samples(additional);
+    }
+
     /// Applies the next record: `perf` is the recording's metadata as far as read.
-    pub fn record(&mut self, perf: &PerfData<'_>, record: &RecordAt<'_>) {
+    /// `unwinding`: the call-frame information `--call-graph dwarf` stack copies are
+    /// unwound with; the same for every record.
+    pub fn record(&mut self, perf: &PerfData<'_>, record: &RecordAt<'_>, unwinding: &Symbolizer<'s>) {
         let machine = self.machine.get_or_insert_with(|| Machine::new(perf));
         machine.apply(record);
         let Record::Sample(sample) = &record.record else { return };
+        if let Some(count) = &mut self.dso_count {
+            count.sample(machine, sample);
+        }
         let profile = &mut self.stacks.profile;
         let events =
             self.events.get_or_insert_with(|| perf.events.iter().map(|e| profile.add_event(&e.name)).collect());
@@ -181,7 +199,7 @@ impl<'u, 's> StackReader<'u, 's> {
         // A copied user stack (`--call-graph dwarf`) is unwound with the binaries'
         // call-frame information; the return addresses found extend the chain.
         self.stacks.addresses.stack_copies |= sample.stack_user.is_some();
-        let unwound = self.resolver.unwind_user_stack(machine, self.unwinding, sample, maps);
+        let unwound = self.resolver.unwind_user_stack(machine, unwinding, sample, maps);
         if !unwound.is_empty() {
             key.push(UNWOUND);
             key.extend_from_slice(&unwound);
@@ -202,6 +220,16 @@ impl<'u, 's> StackReader<'u, 's> {
             }
         };
         self.stacks.profile.push_sample_at(event, sample.time.unwrap_or(0), 1, leaf);
+    }
+
+    /// The recording's DSOs with their samples, when counted ([`StackReader::count_dsos`]).
+    /// `perf`: the recording's metadata, complete.
+    pub fn dso_uses(&self, perf: &PerfData<'_>) -> Option<Vec<DsoUse>> {
+        let count = self.dso_count.as_ref()?;
+        Some(match &self.machine {
+            Some(machine) => count.uses(machine, perf),
+            None => count.uses(&Machine::new(perf), perf),
+        })
     }
 
     /// The stacks read. `perf`: the recording's metadata, complete.

@@ -5,10 +5,12 @@
 //! files are ELFs with which build id, read a few slices at a time ([`probe_elf`]),
 //! so that a build directory or a sysroot is matched without reading it whole.
 
+use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use super::machine::Machine;
-use super::record::misc;
+use super::record::{c_string, misc};
+use super::sample::Sample;
 use super::{PerfData, Record};
 use crate::error::Result;
 use crate::read::{Endian, Reader};
@@ -31,50 +33,81 @@ pub struct DsoUse {
 /// whose ip it holds (resolved through the replayed maps as perf resolves them).
 pub fn dsos(perf: &PerfData<'_>) -> Result<Vec<DsoUse>> {
     let mut machine = Machine::new(perf);
-    // Per DSO index: samples, and whether a kernel map holds it.
-    let mut counts: Vec<(u64, bool)> = Vec::new();
+    let mut count = DsoCount::default();
     perf.for_each_in_time_order(|position| {
         let record = perf.record_at(position)?;
         machine.apply(&record);
-        let Record::Sample(sample) = &record.record else { return Ok(()) };
-        let Some(ip) = sample.ip else { return Ok(()) };
-        let cpumode = sample.cpumode();
-        let pid = sample.pid.map_or(-1, |p| p as i32);
-        if let Some(resolved) = machine.resolve(pid, cpumode, ip) {
-            let index = resolved.map.dso;
-            if counts.len() <= index {
-                counts.resize(index.saturating_add(1), (0, false));
-            }
-            if let Some(count) = counts.get_mut(index) {
-                count.0 = count.0.saturating_add(1);
-                count.1 |= cpumode == misc::KERNEL;
-            }
+        if let Record::Sample(sample) = &record.record {
+            count.sample(&machine, sample);
         }
         Ok(())
     })?;
-    let mut out: Vec<DsoUse> = Vec::new();
-    for (i, dso) in machine.dsos().iter().enumerate() {
-        let (samples, kernel_map) = counts.get(i).copied().unwrap_or((0, false));
-        // The kernel's map is `[kernel.kallsyms]_text` (its MMAP's name), the
-        // BUILD_ID feature's entry `[kernel.kallsyms]`: one DSO for perf.
-        let name = if dso.name.starts_with(KERNEL) { KERNEL } else { dso.name.as_slice() };
-        match out.iter_mut().find(|d| d.name == name) {
-            Some(known) => {
-                known.samples = known.samples.saturating_add(samples);
-                known.kernel |= kernel_map;
-                if known.build_id.is_none() {
-                    known.build_id.clone_from(&dso.build_id);
-                }
-            }
-            None => out.push(DsoUse {
-                name: name.to_vec(),
-                build_id: dso.build_id.clone(),
-                samples,
-                kernel: kernel_map || name == KERNEL,
-            }),
+    Ok(count.uses(&machine, perf))
+}
+
+/// The samples of each DSO, counted as a recording's records are replayed in time
+/// order (by [`dsos`], or by a reader that replays them for its own ends).
+#[derive(Clone, Debug, Default)]
+pub struct DsoCount {
+    /// Per DSO index of the machine: samples, and whether a kernel map holds it.
+    counts: Vec<(u64, bool)>,
+}
+
+impl DsoCount {
+    /// Counts `sample` in the DSO its ip lies in; `machine` has applied every
+    /// record before it.
+    pub fn sample(&mut self, machine: &Machine, sample: &Sample<'_>) {
+        let Some(ip) = sample.ip else { return };
+        let cpumode = sample.cpumode();
+        let pid = sample.pid.map_or(-1, |p| p as i32);
+        let Some(resolved) = machine.resolve(pid, cpumode, ip) else { return };
+        let index = resolved.map.dso;
+        if self.counts.len() <= index {
+            self.counts.resize(index.saturating_add(1), (0, false));
+        }
+        if let Some(count) = self.counts.get_mut(index) {
+            count.0 = count.0.saturating_add(1);
+            count.1 |= cpumode == misc::KERNEL;
         }
     }
-    Ok(out)
+
+    /// The DSOs `machine` knows, in the order perf first named them, with their
+    /// samples; `perf`: the recording, its metadata complete.
+    pub fn uses(&self, machine: &Machine, perf: &PerfData<'_>) -> Vec<DsoUse> {
+        let feature = &perf.features.build_ids;
+        let feature_id =
+            |name: &[u8]| feature.iter().rev().find(|e| c_string(&e.filename) == name).map(|e| e.build_id.clone());
+        // perf names the BUILD_ID feature's files before any map (`Machine::new`); a
+        // pipe recording read as it streams in gives them at its end, after its maps.
+        let names = feature.iter().map(|e| c_string(&e.filename)).chain(machine.dsos().iter().map(|d| &d.name[..]));
+        let mut seen = BTreeSet::new();
+        let mut out: Vec<DsoUse> = Vec::new();
+        for raw in names {
+            if !seen.insert(raw) {
+                continue;
+            }
+            let index = machine.dso_named(raw);
+            let (samples, kernel_map) = index.and_then(|i| self.counts.get(i)).copied().unwrap_or((0, false));
+            let build_id =
+                index.and_then(|i| machine.dsos().get(i)).and_then(|d| d.build_id.clone()).or_else(|| feature_id(raw));
+            // The kernel's map is `[kernel.kallsyms]_text` (its MMAP's name), the
+            // BUILD_ID feature's entry `[kernel.kallsyms]`: one DSO for perf.
+            let name = if raw.starts_with(KERNEL) { KERNEL } else { raw };
+            match out.iter_mut().find(|d| d.name == name) {
+                Some(known) => {
+                    known.samples = known.samples.saturating_add(samples);
+                    known.kernel |= kernel_map;
+                    if known.build_id.is_none() {
+                        known.build_id = build_id;
+                    }
+                }
+                None => {
+                    out.push(DsoUse { name: name.to_vec(), build_id, samples, kernel: kernel_map || name == KERNEL })
+                }
+            }
+        }
+        out
+    }
 }
 
 /// perf's name for the kernel's DSO.

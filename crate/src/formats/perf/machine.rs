@@ -288,6 +288,11 @@ impl Machine {
         &self.dsos
     }
 
+    /// The index in [`Machine::dsos`] of the DSO of this path.
+    pub fn dso_named(&self, name: &[u8]) -> Option<usize> {
+        self.dso_index.get(name).copied()
+    }
+
     /// Where `addr` lies, for a sample or frame of process `pid` in `cpumode`
     /// (`misc::USER`, `misc::KERNEL`, ...): kernel cpumode looks in the kernel
     /// maps, user cpumode in the process's maps; others (hypervisor, guests,

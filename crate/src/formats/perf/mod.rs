@@ -29,7 +29,7 @@ mod stream;
 mod zstd;
 
 pub use attr::Attr;
-pub use file::{Event, FileHeader, PerfData, MAX_UNPACK_RATIO};
+pub use file::{Event, Fetch, FileHeader, PerfData, MAX_UNPACK_RATIO};
 pub use record::{Record, RecordAt, RecordHeader};
 pub use records::record_type_name;
 pub use sample::Sample;
@@ -127,22 +127,33 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     }
 }
 
+/// The root of a recording's dump (`len` bytes), without its children. A pipe
+/// recording's says when its first and last samples were taken (`sample_times`,
+/// see [`dsos::sample_time_range`]): perf writes its SAMPLE_TIME record before any
+/// sample, as 0, 0, so the samples say it, as `perf report --header` shows a file's.
+pub fn dump_root(format: Format, len: u64, sample_times: Option<(u64, u64)>) -> Node {
+    if format != Format::PerfDataPipe {
+        return Node::new("perf.data", 0, len);
+    }
+    let root = Node::new("perf.data (pipe)", 0, len);
+    match sample_times {
+        Some((first, last)) => root.with_value(alloc::format!(
+            "time of first sample {}, time of last sample {}",
+            dsos::seconds(first),
+            dsos::seconds(last)
+        )),
+        None => root,
+    }
+}
+
 fn dump_pipe(data: &[u8], endian: Endian) -> Result<Node> {
     let mut r = Reader::new(data, endian);
     let mut f = Fields::new(&mut r);
     f.bytes(8, "magic")?;
     f.u64("size")?;
     let header = Node::new("perf_pipe_file_header", 0, PIPE_HEADER_SIZE).with_children(f.into_nodes());
-    let mut root = Node::new("perf.data (pipe)", 0, data.len() as u64);
-    // perf writes a pipe's SAMPLE_TIME record before any sample (0, 0): the
-    // samples say when they were taken, as `perf report --header` shows a file's.
-    if let Ok(Some((first, last))) = PerfData::parse_unindexed(data).and_then(|p| dsos::sample_time_range(&p)) {
-        root = root.with_value(alloc::format!(
-            "time of first sample {}, time of last sample {}",
-            dsos::seconds(first),
-            dsos::seconds(last)
-        ));
-    }
+    let times = PerfData::parse_unindexed(data).and_then(|p| dsos::sample_time_range(&p));
+    let mut root = dump_root(Format::PerfDataPipe, data.len() as u64, times.ok().flatten());
     root.children.push(header);
     root.children.push(records::dump_stream(data, endian, PIPE_HEADER_SIZE, data.len() as u64, "records")?);
     Ok(root)
@@ -170,7 +181,7 @@ fn dump_file(data: &[u8], endian: Endian) -> Result<Node> {
     let mut header = Node::new("perf_file_header", 0, FILE_HEADER_SIZE).with_children(f.into_nodes());
     header.tile()?;
 
-    let mut root = Node::new("perf.data", 0, len);
+    let mut root = dump_root(Format::PerfData, len, None);
     root.children.push(header);
     if header_size > FILE_HEADER_SIZE {
         let end = header_size.min(len);
