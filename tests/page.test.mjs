@@ -181,6 +181,33 @@ test('a file of random bytes shows an error with its offset; the next drop works
   await page.close();
 });
 
+test("a recording decoded as it streamed in reads its dump when the dump is first shown", async () => {
+  const { page, errors } = await openPage();
+  const file = 'bolt-perf/cprog/cprog.fp.perf.data';
+  const bytes = await readFile(path.join(corpus, file));
+  await dropFiles(page, [{ name: path.basename(file), bytes }]);
+  await statusShows(page, 'cprog.fp.perf.data');
+  // It opens on its flame graph, decoded without its bytes kept; the dump reads them.
+  await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
+  await showDump(page);
+  const tree = page.locator('[role=tree]');
+  const level2 = tree.locator('[role=treeitem][aria-level="2"]');
+  await level2.first().waitFor();
+  const labels = await level2.locator('.label').allInnerTexts();
+  // The layout of perf's file header: header, attrs, the records, the feature sections.
+  for (const label of ['perf_file_header', 'attrs', 'data']) assert.ok(labels.includes(label), labels.join(', '));
+  const dataRow = level2.filter({ has: page.locator('.label', { hasText: /^data$/ }) });
+  const dataOffset = Number(bytes.readBigUInt64LE(40));
+  assert.deepEqual(await span(dataRow), [dataOffset, dataOffset + Number(bytes.readBigUInt64LE(48))]);
+  // The hex pane shows the file's own bytes: "PERFILE2".
+  await page.waitForFunction(() => document.querySelector('.hex .hex-byte[data-offset="7"]')?.textContent === '32');
+  const magic = await page.evaluate(() =>
+    Array.from({ length: 8 }, (_, i) => document.querySelector(`.hex .hex-byte[data-offset="${i}"]`).textContent).join(' '));
+  assert.equal(magic, '50 45 52 46 49 4c 45 32');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('files picked with the file input open', async () => {
   const { page } = await openPage();
   const input = page.locator('input[type=file]');

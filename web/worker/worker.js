@@ -2,9 +2,20 @@
 //
 // Every message, both ways, is a type of the `pgolens-protocol` crate, converted by
 // wasm (`Worker.handle` answers requests and posts the replies itself). This file only
-// streams a dropped file into wasm memory, chunk by chunk, without copying it:
+// reads dropped files, chunk by chunk:
 //
-//   file.stream() ──chunk──▶ worker.slot(doc, len) ──address──▶ memory.buffer[address..] = chunk
+// - a recording (an uncompressed perf.data) is decoded as it streams in, its bytes
+//   not kept: wasm reads its header and sections by synchronous slices (fetch), then
+//   takes the record stream block by block
+//
+//     file.stream() ──block──▶ worker.feed(doc, block)
+//
+// - any other file is streamed into wasm memory without an intermediate copy
+//
+//     file.stream() ──chunk──▶ worker.slot(doc, len) ──address──▶ memory.buffer[address..] = chunk
+//
+// A recording whose bytes a request needs later (its dump, perf2bolt's branches,
+// DWARF unwinding with new binaries) is read into memory then (`handle` names it).
 //
 // An open is the array [OpenFile, file]: file is a File/Blob (a handle: structured
 // clone does not copy its contents) or the demo's ArrayBuffer (transferred).
@@ -26,13 +37,18 @@ const PROGRESS_STEP = 4 << 20;
 // The last folder offered ({ header, files }), for the recordings opened after it.
 let lastFolder = null;
 
+// The files of the recordings decoded as they streamed in (doc → File), read again
+// when a request needs their bytes, and those reads under way (doc → Promise).
+const streamed = new Map();
+const reading = new Map();
+
 self.onmessage = async (event) => {
   const msg = event.data;
   const { worker, memory } = await ready;
   try {
     if (Array.isArray(msg) && Array.isArray(msg[1])) await folder(worker, memory, msg[0], msg[1]);
     else if (Array.isArray(msg)) await open(worker, memory, msg[0], msg[1]);
-    else worker.handle(msg);
+    else await request(worker, memory, msg);
   } catch (e) {
     // A trap means a bug in the decoders, not a bad file: say so plainly.
     const text = e instanceof Error ? e.message : String(e);
@@ -47,29 +63,94 @@ self.onmessage = async (event) => {
   }
 };
 
+// A request: answered by wasm, once the bytes of the recording it needs are read.
+async function request(worker, memory, msg) {
+  const doc = worker.handle(msg);
+  if (doc === undefined) return;
+  await readAgain(worker, memory, doc);
+  worker.handle(msg);
+}
+
+// Reads a recording decoded as it streamed in into wasm memory (once, whoever asks).
+function readAgain(worker, memory, doc) {
+  if (!reading.has(doc)) {
+    const read = (async () => {
+      const file = streamed.get(doc);
+      if (!file) throw new Error('the file is no longer at hand: open it again');
+      let failure = null;
+      try {
+        let at = 0;
+        for await (const chunk of readChunks(file)) {
+          if (at + chunk.length > file.size) throw new Error('the file changed since it was opened');
+          const address = worker.read_slot(doc, chunk.length);
+          new Uint8Array(memory.buffer, address, chunk.length).set(chunk);
+          at += chunk.length;
+        }
+      } catch (e) {
+        failure = e;
+      }
+      // Always called: it takes what was read, and says why it cannot be used.
+      try {
+        worker.loaded(doc);
+      } catch (e) {
+        failure ??= e;
+      }
+      if (failure) throw failure;
+      streamed.delete(doc);
+    })();
+    reading.set(doc, read);
+    // A failed read may be tried again by the next request.
+    read.catch(() => reading.delete(doc));
+  }
+  return reading.get(doc);
+}
+
 async function open(worker, memory, header, file) {
   const total = file instanceof ArrayBuffer ? file.byteLength : file.size;
   const doc = worker.open(header, total);
   if (doc === undefined) return;
-  const write = (chunk) => {
-    const at = worker.slot(doc, chunk.length);
-    if (at === 0) return false;
-    // After slot() the memory may have grown: take the view only now.
-    new Uint8Array(memory.buffer, at, chunk.length).set(chunk);
-    return true;
+  const step = Math.max(PROGRESS_STEP, total / 100);
+  let loaded = 0;
+  let posted = 0;
+  const progress = (n) => {
+    loaded += n;
+    if (loaded - posted >= step) {
+      posted = loaded;
+      worker.progress(doc, loaded, total);
+    }
   };
-  if (file instanceof ArrayBuffer) {
-    if (!write(new Uint8Array(file))) return;
-  } else {
-    const step = Math.max(PROGRESS_STEP, total / 100);
-    let loaded = 0;
-    let posted = 0;
-    for await (const value of readChunks(file)) {
-      if (!write(value)) return; // closed or out of memory (the loop ends the reader)
-      loaded += value.length;
-      if (loaded - posted >= step) {
-        posted = loaded;
-        worker.progress(doc, loaded, total);
+  // A recording is decoded as it streams in; anything it rejects is read whole.
+  let whole = file instanceof ArrayBuffer;
+  const first = whole ? undefined : worker.stream_start(doc, total, (at, len) => readSlice(file, at, len));
+  whole ||= first === undefined;
+  if (!whole) {
+    streamed.set(doc, file);
+    for await (const block of readChunks(file.slice(first))) {
+      const fed = worker.feed(doc, block);
+      if (fed === 0) return; // closed (the loop ends the reader)
+      if (fed === 2) break;
+      progress(block.length);
+    }
+    whole = !worker.stream_end(doc);
+    if (whole) {
+      streamed.delete(doc);
+      loaded = posted = 0;
+    }
+  }
+  if (whole) {
+    const write = (chunk) => {
+      const at = worker.slot(doc, chunk.length);
+      if (at === 0) return false;
+      // After slot() the memory may have grown: take the view only now.
+      new Uint8Array(memory.buffer, at, chunk.length).set(chunk);
+      return true;
+    };
+    if (file instanceof ArrayBuffer) {
+      if (!write(new Uint8Array(file))) return;
+    } else {
+      for await (const value of readChunks(file)) {
+        if (!write(value)) return; // closed or out of memory (the loop ends the reader)
+        progress(value.length);
       }
     }
   }
@@ -124,9 +205,23 @@ async function folder(worker, memory, header, files, again = false) {
         console.warn(`pgolens: ${file.name} could not be read`, e);
       }
     }
+    // Recordings whose stack copies are unwound anew with these files need their bytes.
+    for (const doc of worker.folder_needs_bytes()) {
+      try {
+        await readAgain(worker, memory, doc);
+      } catch (e) {
+        console.warn('pgolens: a recording could not be read again', e);
+      }
+    }
   } finally {
     worker.folder_finish();
   }
+}
+
+// `len` bytes at `at` of a File, read synchronously (a worker may): what wasm asks
+// for outside a recording's record stream (its header, attrs and feature sections).
+function readSlice(file, at, len) {
+  return new Uint8Array(new FileReaderSync().readAsArrayBuffer(file.slice(at, at + len)));
 }
 
 /** The file's fingerprint; empty where WebCrypto is not offered. */

@@ -173,6 +173,34 @@ fn hex_bytes_are_asked_for_with_a_margin_and_cached() {
 }
 
 #[test]
+fn a_dump_that_came_without_its_first_level_opens_it_when_shown() {
+    // A recording decoded as it streamed in: its root only, the worker reads the
+    // file when the dump is first shown.
+    let mut s = State::default();
+    s.update(Action::Add { id: 1, name: "r.perf.data".into(), size: 100, demo: false, select: true });
+    open(
+        &mut s,
+        1,
+        summary("perf.data", &[View::Dump, View::Flame], View::Flame),
+        info("perf.data", 0, 100, true),
+        vec![],
+    );
+    sent(&mut s);
+    assert_eq!(labels(&s), ["perf.data"]);
+    assert!(s.update(Action::Dump(DumpMsg::NeedBytes { start: 0, end: 64 })));
+    assert_eq!(sent(&mut s), [Request::Children { path: vec![] }, Request::Bytes { start: 0, end: 100 }]);
+    s.update(worker(
+        1,
+        Some(1),
+        Reply::Children { path: vec![], nodes: vec![info("perf_file_header", 0, 100, false)] },
+    ));
+    assert_eq!(labels(&s), ["perf.data", "perf_file_header"]);
+    // Shown again, nothing more is asked for.
+    assert!(!s.update(Action::Dump(DumpMsg::NeedBytes { start: 0, end: 64 })));
+    assert!(s.outbox.queue.is_empty());
+}
+
+#[test]
 fn failures_are_kept_per_file_and_the_next_file_works() {
     let mut s = opened();
     s.update(Action::Add { id: 2, name: "bad".into(), size: 10, demo: false, select: true });

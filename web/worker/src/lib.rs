@@ -65,6 +65,11 @@ impl Sessions {
     }
 
     fn reply(&mut self, doc: DocId, request: Request) -> Result<Reply, Failure> {
+        if self.needs_bytes(doc, &request) {
+            return Err(Failure::new(
+                "the file's bytes were not kept (it was decoded as it streamed in): read it again",
+            ));
+        }
         // Requests naming other documents borrow them while `doc` is out of the map.
         if let Request::Correlate { binary } = request {
             let mut session = self.open.remove(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
@@ -187,11 +192,29 @@ impl Sessions {
     fn known(&mut self, doc: DocId) -> Result<&mut symbols::Known, Failure> {
         if !self.symbols.contains_key(&doc) {
             let session = self.open.get(&doc).ok_or_else(|| Failure::new("this file is no longer open"))?;
-            let data = session.perf_data().ok_or_else(|| Failure::new("only a perf.data with call stacks has DSOs"))?;
-            let dsos = symbols::recording_dsos(data)?;
+            let dsos = session.recording_dsos()?;
             self.symbols.insert(doc, symbols::Known { dsos, scan: None });
         }
         self.symbols.get_mut(&doc).ok_or_else(|| Failure::new("this file has no call stacks"))
+    }
+
+    /// Whether `doc`'s bytes must be read again before `request` is answered (see
+    /// [`Session::needs_bytes`]): the glue reads them into [`Session::slot`]s, calls
+    /// [`Session::loaded`], and asks again.
+    pub fn needs_bytes(&self, doc: DocId, request: &Request) -> bool {
+        self.open.get(&doc).is_some_and(|s| s.needs_bytes(request))
+    }
+
+    /// The recordings the folder being read names frames of that must be read
+    /// again before [`Sessions::folder_finish`]: their stack copies are unwound anew.
+    pub fn folder_needs_bytes(&self) -> Vec<DocId> {
+        let Some(folder) = &self.folder else { return Vec::new() };
+        let unwinding = Request::Symbolize { binaries: Vec::new() };
+        let wanted = |doc: &&DocId| {
+            let (Some(session), Some(known)) = (self.open.get(doc), self.symbols.get(doc)) else { return false };
+            session.needs_bytes(&unwinding) && !folder.files_for(&known.dsos).is_empty()
+        };
+        self.folder_docs.iter().filter(wanted).copied().collect()
     }
 
     /// Starts probing a folder's files (`paths` in it, and their sizes). `again`:
@@ -207,7 +230,7 @@ impl Sessions {
     fn without_folder(&self) -> Vec<DocId> {
         self.open
             .iter()
-            .filter(|(id, s)| s.perf_data().is_some() && !self.given_folder.contains(id))
+            .filter(|(id, s)| s.is_recording() && !self.given_folder.contains(id))
             .map(|(&id, _)| id)
             .collect()
     }
@@ -377,6 +400,60 @@ mod wasm {
             }
         }
 
+        /// Starts decoding `doc` (`size` bytes) as it streams in, when it is a
+        /// recording that can be (see [`Session::stream_start`]): `fetch(offset, len)`
+        /// returns those bytes of the file (a `Uint8Array`, read synchronously).
+        /// Returns the offset to feed it from ([`Worker::feed`]), or nothing: read it
+        /// whole into [`Worker::slot`]s.
+        pub fn stream_start(&mut self, doc: DocId, size: f64, fetch: &js_sys::Function) -> Option<f64> {
+            let mut read = |at: u64, len: u64, expected: &'static str| -> pgolens::Result<Vec<u8>> {
+                let bytes = fetch.call2(&JsValue::NULL, &JsValue::from(at as f64), &JsValue::from(len as f64));
+                let bytes = bytes.ok().and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok());
+                match bytes.map(|b| b.to_vec()) {
+                    Some(bytes) if bytes.len() as u64 == len => Ok(bytes),
+                    _ => Err(pgolens::Error::eof(at, expected)),
+                }
+            };
+            let session = self.0.get_mut(doc).ok()?;
+            session.stream_start(offset(size), &mut read).map(|start| start as f64)
+        }
+
+        /// Feeds `doc`'s next block: 1 to go on, 2 when the stream rejected the file
+        /// (read it whole from its start instead), 0 when it is no longer open.
+        pub fn feed(&mut self, doc: DocId, block: &[u8]) -> u32 {
+            match self.0.get_mut(doc).map(|session| session.feed(block)) {
+                Ok(true) => 1,
+                Ok(false) => 2,
+                Err(_) => 0,
+            }
+        }
+
+        /// Ends `doc`'s stream: `false` when it rejected the file (read it whole instead).
+        pub fn stream_end(&mut self, doc: DocId) -> bool {
+            self.0.get_mut(doc).is_ok_and(Session::stream_end)
+        }
+
+        /// Appends `len` bytes to `doc`, a file decoded as it streamed in and read
+        /// again for a request that needs its bytes; returns their address (filled
+        /// by the caller before any other call). Throws when they do not fit.
+        pub fn read_slot(&mut self, doc: DocId, len: usize) -> Result<usize, JsValue> {
+            let session = self.0.get_mut(doc).map_err(|e| JsValue::from_str(&e.message))?;
+            let slot = session.slot(len).map_err(|e| JsValue::from_str(&e.message))?;
+            Ok(slot.as_mut_ptr() as usize)
+        }
+
+        /// `doc` was read again into [`Worker::read_slot`]s (or its read failed):
+        /// throws why the bytes cannot be used.
+        pub fn loaded(&mut self, doc: DocId) -> Result<(), JsValue> {
+            let session = self.0.get_mut(doc).map_err(|e| JsValue::from_str(&e.message))?;
+            session.loaded().map_err(|e| JsValue::from_str(&e.message))
+        }
+
+        /// The recordings to read again before [`Worker::folder_finish`].
+        pub fn folder_needs_bytes(&self) -> Vec<DocId> {
+            self.0.folder_needs_bytes()
+        }
+
         /// Posts how much of `doc` has been read.
         pub fn progress(&self, doc: DocId, loaded: f64, total: f64) {
             post(&message(
@@ -471,9 +548,12 @@ mod wasm {
             self.0.answer(doc, pgolens_protocol::Request::Close);
         }
 
-        /// Answers one posted [`Envelope`].
-        pub fn handle(&mut self, msg: JsValue) {
+        /// Answers one posted [`Envelope`], or returns the document whose bytes must
+        /// be read again first ([`Worker::read_slot`], [`Worker::loaded`]); the glue
+        /// then hands the envelope over again.
+        pub fn handle(&mut self, msg: JsValue) -> Option<DocId> {
             match wire::from_js::<Envelope>(msg) {
+                Ok(envelope) if self.0.needs_bytes(envelope.doc, &envelope.request) => return Some(envelope.doc),
                 Ok(envelope) => {
                     if let Some(reply) = self.0.handle(envelope) {
                         post(&reply);
@@ -483,6 +563,7 @@ mod wasm {
                     post(&message(DocId::MAX, None, Reply::Failed(Failure::new(alloc::format!("bad request: {e}")))))
                 }
             }
+            None
         }
 
         /// Posts that a request (or, without `req`, the open) of `doc` failed outside

@@ -54,6 +54,7 @@ use crate::{synthetic, tables};
 
 mod dump;
 mod memprof;
+mod stream;
 
 use dump::{children, expand, node_info};
 
@@ -88,15 +89,26 @@ pub type PathLevels = (Vec<u32>, Vec<Vec<NodeInfo>>);
 
 pub struct Session {
     name: String,
-    /// The file as read so far; moved into `decoded` by `finish`.
+    /// The file's size as the glue announced it: reserved on the first slot.
+    expected: u64,
+    /// The file as read so far; moved into `decoded` by `finish` (or, for a file
+    /// decoded as it streamed in, by `loaded`).
     raw: Vec<u8>,
+    /// A perf.data being decoded as it streams in, and what that gave.
+    streaming: Option<alloc::boxed::Box<stream::Streaming>>,
+    streamed: Option<alloc::boxed::Box<stream::Streamed>>,
     decoded: Option<Decoded>,
 }
 
 struct Decoded {
     /// The content the decoders see (gunzipped when the file was gzip). Shared, not
-    /// copied, with the perf.data sessions a binary symbolizes.
+    /// copied, with the perf.data sessions a binary symbolizes. Empty while `unread`.
     data: Rc<Vec<u8>>,
+    /// Decoded as it streamed in, its bytes not kept (see [`stream`]): read when a
+    /// request needs them ([`Session::needs_bytes`]).
+    unread: bool,
+    /// A recording's DSOs with their samples, counted as it streamed in.
+    dsos: Option<Vec<pgolens::formats::perf::dsos::DsoUse>>,
     file_size: u64,
     /// What the file was compressed with: its errors' offsets are the decompressed content's.
     compression: Option<&'static str>,
@@ -289,23 +301,29 @@ fn views_of(instrprof: bool, memprof: bool, stacks: Option<&StacksView>, bolt: O
 }
 
 impl Session {
-    /// A session that will receive about `expected` bytes; reserves them up front so
-    /// appending chunks never copies what was already read.
+    /// A session that will receive about `expected` bytes: read into
+    /// [`Session::slot`]s (reserved on the first, so that appending never copies
+    /// what was read), or decoded as they stream in ([`Session::stream_start`]).
     pub fn new(name: String, expected: u64) -> Result<Session, Failure> {
-        let mut raw = Vec::new();
-        let expected = usize::try_from(expected).map_err(|_| too_large(expected))?;
-        raw.try_reserve_exact(expected).map_err(|_| too_large(expected as u64))?;
-        Ok(Session { name, raw, decoded: None })
+        usize::try_from(expected).map_err(|_| too_large(expected))?;
+        Ok(Session { name, expected, raw: Vec::new(), streaming: None, streamed: None, decoded: None })
     }
 
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// Grows the file by `len` bytes and returns them for the caller to fill.
+    /// Grows the file by `len` bytes and returns them for the caller to fill (a file
+    /// decoded as it streamed in: read again, see [`Session::loaded`]).
     pub fn slot(&mut self, len: usize) -> Result<&mut [u8], Failure> {
-        if self.decoded.is_some() {
+        if self.decoded.as_ref().is_some_and(|d| !d.unread) {
             return Err(fail("the file was already decoded"));
+        }
+        // A stream the glue abandoned (the file is read whole instead) is dropped.
+        self.streaming = None;
+        if self.raw.capacity() == 0 {
+            let expected = usize::try_from(self.expected).map_err(|_| too_large(self.expected))?;
+            self.raw.try_reserve_exact(expected).map_err(|_| too_large(self.expected))?;
         }
         let old = self.raw.len();
         let new = old.checked_add(len).ok_or_else(|| too_large(u64::MAX))?;
@@ -325,6 +343,9 @@ impl Session {
     pub fn finish_with(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Opened, Failure> {
         if self.decoded.is_some() {
             return Err(fail("the file was already decoded"));
+        }
+        if let Some(streamed) = self.streamed.take() {
+            return Ok(self.finish_streamed(*streamed));
         }
         let raw = core::mem::take(&mut self.raw);
         let file_size = raw.len() as u64;
@@ -424,6 +445,8 @@ impl Session {
         let opened = Opened { summary, root: node_info(&root), children: children(&root) };
         self.decoded = Some(Decoded {
             data,
+            unread: false,
+            dsos: None,
             file_size,
             compression,
             binary_index: OnceCell::new(),
@@ -468,6 +491,8 @@ impl Session {
         let detection = Detection::new(Format::SampleText);
         self.decoded = Some(Decoded {
             data: Rc::new(data),
+            unread: false,
+            dsos: None,
             file_size: size,
             compression: None,
             binary_index: OnceCell::new(),
@@ -531,11 +556,22 @@ impl Session {
         Some(index.clone().and_then(|index| Binary::with_index(&decoded.data, index)))
     }
 
-    /// The recording's bytes, for a perf.data (file or pipe mode) with call stacks.
-    pub fn perf_data(&self) -> Option<&[u8]> {
-        let decoded = self.decoded.as_ref()?;
-        let perf = matches!(decoded.detection.format, Format::PerfData | Format::PerfDataPipe);
-        (perf && decoded.stacks.is_some()).then_some(decoded.data.as_slice())
+    /// Whether the file is a perf.data (file or pipe mode) with call stacks.
+    pub fn is_recording(&self) -> bool {
+        self.decoded.as_ref().is_some_and(|d| {
+            matches!(d.detection.format, Format::PerfData | Format::PerfDataPipe) && d.stacks.is_some()
+        })
+    }
+
+    /// The DSOs of a recording, with their samples: counted as it streamed in, or
+    /// found now in its bytes.
+    pub fn recording_dsos(&self) -> Result<Vec<pgolens::formats::perf::dsos::DsoUse>, Failure> {
+        let decoded = self.decoded.as_ref().filter(|_| self.is_recording());
+        let decoded = decoded.ok_or_else(|| fail("only a perf.data with call stacks has DSOs"))?;
+        match &decoded.dsos {
+            Some(dsos) => Ok(dsos.clone()),
+            None => crate::symbols::recording_dsos(&decoded.data),
+        }
     }
 
     /// Rebuilds the call stacks with the files given to [`Session::symbolize_add`]:
@@ -547,6 +583,9 @@ impl Session {
             // Stack copies are unwound with the binaries' call-frame information:
             // the records are read again, unwound with them.
             Some(addresses) if addresses.unwinds() => {
+                if decoded.unread {
+                    return Err(fail("the recording's bytes were not kept: read it again to unwind its stacks"));
+                }
                 let stacks = stacks_of(&decoded.data, &decoded.detection, &decoded.symbols, &mut |_, _| {})
                     .ok_or_else(no_stacks)?
                     .map_err(|e| located(decoded.compression, e))?;
@@ -908,3 +947,7 @@ mod sample_tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic, clippy::arithmetic_side_effects)]
 mod symbols_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic, clippy::arithmetic_side_effects)]
+mod stream_tests;

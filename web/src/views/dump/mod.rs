@@ -279,7 +279,16 @@ impl Dump {
                 out.send(doc, Request::PathTo { offset });
                 true
             }
-            Msg::NeedBytes { start, end } => self.need_bytes(start, end, doc, out),
+            Msg::NeedBytes { start, end } => {
+                // The pane is shown. A root that came without its children (a
+                // recording decoded as it streamed in: its dump is read now) opens,
+                // as every other file's does.
+                let root_unloaded = self.tree.node(0).is_some_and(|n| n.children == Children::Unloaded);
+                if root_unloaded && self.linked.is_none() {
+                    self.toggle(0, doc, out);
+                }
+                self.need_bytes(start, end, doc, out) || root_unloaded
+            }
         }
     }
 

@@ -1,0 +1,200 @@
+//! Recordings decoded as they stream in, as the glue feeds them: the same views as
+//! when read whole, the bytes read again only for the requests that need them.
+
+use pgolens_protocol::{Order, Reply, Request, SampleFilter};
+
+use super::tests::{corpus, session};
+use super::Session;
+use crate::Sessions;
+
+/// The corpus recordings: file and pipe mode, compressed records, cut off.
+fn recordings() -> Vec<(String, Vec<u8>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut out = Vec::new();
+    let mut todo = vec![root.join("bolt-perf"), root.join("peers/linux-perf-data")];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.to_string_lossy().into_owned();
+            if path.is_dir() {
+                todo.push(path);
+            } else if name.ends_with(".perf.data") || name.ends_with(".data") {
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() > 25, "{}", out.len());
+    out
+}
+
+/// Opens `bytes` as the glue does: streamed in blocks of `block` bytes when the
+/// session takes it so (read whole from the start when the stream rejects it), else
+/// read whole. Whether it was streamed, and the session (not yet finished).
+fn glue_open(name: &str, bytes: &[u8], block: usize) -> (bool, Session) {
+    let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
+    let mut fetches = Vec::new();
+    let mut fetch = |at: u64, len: u64, what: &'static str| {
+        fetches.push((at, len));
+        let slice = bytes.get(at as usize..(at + len) as usize);
+        slice.map(<[u8]>::to_vec).ok_or(pgolens::Error::eof(at, what))
+    };
+    let streamed = match s.stream_start(bytes.len() as u64, &mut fetch) {
+        Some(start) => bytes[start as usize..].chunks(block).all(|b| s.feed(b)) && s.stream_end(),
+        None => false,
+    };
+    // What was fetched lies outside the record stream, and is small.
+    let fetched: u64 = fetches.iter().map(|&(_, len)| len).sum();
+    assert!(!streamed || fetched < 64 << 10, "{name}: {fetches:?}");
+    if !streamed {
+        s.slot(bytes.len()).unwrap().copy_from_slice(bytes);
+    }
+    (streamed, s)
+}
+
+/// Reads a streamed session's bytes again, as the glue does when a request needs them.
+fn read_again(s: &mut Session, bytes: &[u8]) {
+    let (a, b) = bytes.split_at(bytes.len() / 2);
+    s.slot(a.len()).unwrap().copy_from_slice(a);
+    s.slot(b.len()).unwrap().copy_from_slice(b);
+    s.loaded().unwrap();
+}
+
+fn all() -> SampleFilter {
+    SampleFilter::default()
+}
+
+#[test]
+fn a_recording_streamed_in_opens_as_when_read_whole() {
+    let mut streamed_count = 0;
+    for (name, bytes) in recordings() {
+        let mut whole = session(&name, &bytes);
+        let Ok(whole_opened) = whole.finish() else {
+            // A recording that does not open read whole does not open streamed either.
+            let (_, mut s) = glue_open(&name, &bytes, 4096);
+            assert!(s.finish().is_err(), "{name}");
+            continue;
+        };
+        for block in [4096, 1 << 20] {
+            let (streamed, mut s) = glue_open(&name, &bytes, block);
+            let opened = s.finish().unwrap();
+            assert_eq!(opened.summary, whole_opened.summary, "{name}");
+            if !streamed {
+                assert_eq!(opened, whole_opened, "{name}");
+                continue;
+            }
+            streamed_count += usize::from(block == 4096);
+            // The root as the dump gives it, its children read when asked for.
+            let mut root = whole_opened.root.clone();
+            root.has_children = true;
+            assert_eq!((&opened.root, opened.children.len()), (&root, 0), "{name}");
+            if whole.stack_profile().is_none() {
+                continue;
+            }
+            for inverted in [false, true] {
+                assert_eq!(
+                    s.flame(&all(), inverted, Order::Alphabetical).unwrap(),
+                    whole.flame(&all(), inverted, Order::Alphabetical).unwrap(),
+                    "{name}"
+                );
+            }
+            assert_eq!(s.frame_names().unwrap(), whole.frame_names().unwrap(), "{name}");
+            assert_eq!(s.recording_dsos().unwrap(), whole.recording_dsos().unwrap(), "{name}");
+
+            // The dump needs the bytes: read again, it is the whole file's.
+            let last = bytes.len() as u64 - 1;
+            for request in [
+                Request::Children { path: Vec::new() },
+                Request::Bytes { start: 0, end: 16 },
+                Request::PathTo { offset: last },
+                Request::Reveal { path: vec![0] },
+            ] {
+                assert!(s.needs_bytes(&request), "{name}: {request:?}");
+            }
+            assert!(!s.needs_bytes(&Request::FrameNames), "{name}");
+            read_again(&mut s, &bytes);
+            assert!(!s.needs_bytes(&Request::Children { path: Vec::new() }), "{name}");
+            assert_eq!(s.children(&[]).unwrap(), whole.children(&[]).unwrap(), "{name}");
+            assert_eq!(s.path_to(last).unwrap(), whole.path_to(last).unwrap(), "{name}");
+            assert_eq!(s.bytes(0, 4096), whole.bytes(0, 4096), "{name}");
+        }
+    }
+    assert!(streamed_count > 20, "{streamed_count}");
+}
+
+#[test]
+fn a_recording_the_stream_rejects_is_read_whole_with_the_same_error() {
+    // cprog.fp.perf.data with its first record's size cut to 4: no record is that small.
+    let mut bytes = corpus("bolt-perf/cprog/cprog.fp.perf.data");
+    let data_offset = u64::from_le_bytes(bytes[40..48].try_into().unwrap()) as usize;
+    bytes[data_offset + 6..data_offset + 8].copy_from_slice(&4u16.to_le_bytes());
+    let (streamed, mut s) = glue_open("broken.perf.data", &bytes, 4096);
+    assert!(!streamed);
+    let whole = session("broken.perf.data", &bytes).finish();
+    assert_eq!(s.finish(), whole);
+}
+
+#[test]
+fn requests_that_need_a_streamed_recordings_bytes_wait_for_them() {
+    let bytes = corpus("bolt-perf/cprog/cprog.fp.perf.data");
+    let (streamed, mut s) = glue_open("cprog.fp.perf.data", &bytes, 4096);
+    assert!(streamed);
+    s.finish().unwrap();
+    let mut sessions = Sessions::default();
+    sessions.insert(1, s);
+    // Answered natively, such a request says why, and the glue is told to read first.
+    let children = Request::Children { path: Vec::new() };
+    assert!(sessions.needs_bytes(1, &children));
+    let reply = sessions.answer(1, children.clone()).unwrap();
+    assert!(matches!(&reply, Reply::Failed(f) if f.message.contains("read it again")), "{reply:?}");
+    // The Symbols panel's DSOs were counted as it streamed in: no read needed.
+    assert!(!sessions.needs_bytes(1, &Request::Symbols));
+    let Reply::Symbols(status) = sessions.answer(1, Request::Symbols).unwrap() else { panic!() };
+    // cprog.fp.perf.data.buildids.txt: cprog, ld.so, libc, the kernel.
+    assert!(status.dsos.iter().any(|d| d.path.ends_with("/cprog") && d.samples > 0), "{status:?}");
+    read_again(sessions.get_mut(1).unwrap(), &bytes);
+    assert!(!sessions.needs_bytes(1, &children));
+    assert!(matches!(sessions.answer(1, children).unwrap(), Reply::Children { nodes, .. } if nodes.len() > 3));
+}
+
+#[test]
+fn a_branch_recording_is_read_again_for_perf2bolt() {
+    let bytes = corpus("bolt-perf/cprog/cprog.brstack.perf.data");
+    let (streamed, mut s) = glue_open("cprog.brstack.perf.data", &bytes, 4096);
+    assert!(streamed);
+    assert!(s.finish().unwrap().summary.branch_profile);
+    assert!(s.needs_bytes(&Request::Correlate { binary: 2 }));
+    let mut sessions = Sessions::default();
+    sessions.insert(1, s);
+    let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+    elf.finish().unwrap();
+    sessions.insert(2, elf);
+    read_again(sessions.get_mut(1).unwrap(), &bytes);
+    let Reply::Correlated { views, .. } = sessions.answer(1, Request::Correlate { binary: 2 }).unwrap() else {
+        panic!()
+    };
+    assert!(views.contains(&pgolens_protocol::View::BoltFunctions), "{views:?}");
+}
+
+#[test]
+fn a_dwarf_recording_is_read_again_to_unwind_with_new_binaries() {
+    let bytes = corpus("bolt-perf/cprog/cprog.dwarf.perf.data");
+    let (streamed, mut s) = glue_open("cprog.dwarf.perf.data", &bytes, 4096);
+    assert!(streamed);
+    s.finish().unwrap();
+    let mut whole = session("cprog.dwarf.perf.data", &bytes);
+    whole.finish().unwrap();
+    let mut sessions = Sessions::default();
+    sessions.insert(1, s);
+    sessions.insert(2, whole);
+    let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+    elf.finish().unwrap();
+    sessions.insert(3, elf);
+    let symbolize = Request::Symbolize { binaries: vec![3] };
+    assert!(sessions.needs_bytes(1, &symbolize) && !sessions.needs_bytes(2, &symbolize));
+    read_again(sessions.get_mut(1).unwrap(), &bytes);
+    let a = sessions.answer(1, symbolize.clone()).unwrap();
+    let b = sessions.answer(2, symbolize).unwrap();
+    assert!(matches!(a, Reply::Symbolized { .. }), "{a:?}");
+    assert_eq!(a, b);
+}
