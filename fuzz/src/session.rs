@@ -40,14 +40,61 @@ const TABLES: [TableId; 10] = [
 const COLUMNS: [&str; 12] =
     ["", "name", "hash", "counters", "total", "self", "exec", "count", "address", "blocks", "samples", "nope"];
 
+/// The blocks a recording is streamed in (the glue's are 4 MiB: smaller here, so
+/// that records and rounds straddle them).
+const STREAM_BLOCK: usize = 4093;
+
+/// Opens `data` as the glue does: a recording the session takes as it streams in is
+/// fed in blocks (and read whole when the stream rejects it); anything else is read
+/// into the session whole. Streamed, it opens as when read whole.
 fn open(name: &str, data: &[u8]) -> Option<Session> {
     let mut session = Session::new(name.into(), data.len() as u64).ok()?;
-    // Two chunks, as the page streams a file.
+    let mut fetch = |offset: u64, len: u64, expected: &'static str| {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        data.get(start..end).map(<[u8]>::to_vec).ok_or(pgolens::Error::eof(offset, expected))
+    };
+    let streamed = match session.stream_start(data.len() as u64, &mut fetch) {
+        Some(start) => {
+            let records = data.get(usize::try_from(start).unwrap_or(usize::MAX)..).unwrap_or_default();
+            records.chunks(STREAM_BLOCK).all(|block| session.feed(block)) && session.stream_end()
+        }
+        None => false,
+    };
+    if !streamed {
+        read_whole(&mut session, data)?;
+    }
+    let opened = session.finish().ok()?;
+    if streamed {
+        // Read whole, the file may fail where the stream did not (its dump is stricter,
+        // and is read only when shown); when it opens with its stacks, they agree.
+        let mut whole = Session::new(name.into(), data.len() as u64).ok()?;
+        read_whole(&mut whole, data)?;
+        if let Some(whole) = whole.finish().ok().filter(|w| w.summary.views_error.is_none()) {
+            assert_eq!(whole.summary, opened.summary);
+        }
+    }
+    Some(session)
+}
+
+/// The file into the session's slots, in two chunks, as the page streams a file.
+fn read_whole(session: &mut Session, data: &[u8]) -> Option<()> {
     let (a, b) = data.split_at(data.len() / 2);
     session.slot(a.len()).ok()?.copy_from_slice(a);
     session.slot(b.len()).ok()?.copy_from_slice(b);
-    session.finish().ok()?;
-    Some(session)
+    Some(())
+}
+
+/// Answers `request` about the input as the glue has it answered: a recording
+/// decoded as it streamed in is read again first when the request needs its bytes.
+fn answer(sessions: &mut Sessions, data: &[u8], request: Request) -> Option<Reply> {
+    if sessions.needs_bytes(FILE, &request) {
+        if let Ok(session) = sessions.get_mut(FILE) {
+            let _ = read_whole(session, data);
+            let _ = session.loaded();
+        }
+    }
+    sessions.answer(FILE, request)
 }
 
 /// A folder holding the input offered to the fixed frame-pointer recording, as the
@@ -96,17 +143,19 @@ pub fn worker_session(data: &[u8]) {
     if let Some(binary) = open("cprog", fixed::CPROG) {
         sessions.insert(BINARY, binary);
     }
-    shown(&mut sessions);
+    shown(&mut sessions, data);
     let tail = data.get(data.len().saturating_sub(ARGUMENT_BYTES)..).unwrap_or_default();
     let mut u = Unstructured::new(tail);
     for _ in 0..MAX_REQUESTS {
         let Ok(request) = request(&mut u) else { break };
-        sessions.answer(FILE, request);
+        answer(&mut sessions, data, request);
     }
 }
 
-/// What the page asks when it shows each view.
-fn shown(sessions: &mut Sessions) {
+/// What the page asks when it shows each view: the views first (a recording
+/// decoded as it streamed in answers most without its bytes), then the dump.
+fn shown(sessions: &mut Sessions, data: &[u8]) {
+    views_shown(sessions, data);
     let mut paths = vec![Vec::new()];
     let mut asked = 0;
     let mut nodes = 0;
@@ -116,7 +165,7 @@ fn shown(sessions: &mut Sessions) {
             break;
         }
         if let Some(Reply::Children { nodes: children, .. }) =
-            sessions.answer(FILE, Request::Children { path: path.clone() })
+            answer(sessions, data, Request::Children { path: path.clone() })
         {
             nodes += children.len();
             for (i, child) in children.iter().enumerate().rev() {
@@ -128,6 +177,9 @@ fn shown(sessions: &mut Sessions) {
             }
         }
     }
+}
+
+fn views_shown(sessions: &mut Sessions, data: &[u8]) {
     let samples = SampleFilter::default();
     let mut requests = vec![
         Request::Summary,
@@ -165,7 +217,7 @@ fn shown(sessions: &mut Sessions) {
     requests.extend(SampleExport::ALL.map(|to| Request::ExportSample { to }));
     requests.extend(TABLES.map(|table| Request::Table { query: TableQuery::new(table), start: 0, count: 100 }));
     for request in requests {
-        sessions.answer(FILE, request);
+        answer(sessions, data, request);
     }
 }
 
