@@ -5,7 +5,13 @@
 //!
 //! `cargo run --release -p pgolens-worker --example open_bench -- FILE [--whole]`
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::cast_possible_truncation)] // a bench binary
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)] // a bench binary
 
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::Ordering;
