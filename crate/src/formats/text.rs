@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use crate::dump::{Deferred, Node, Text};
 use crate::error::{Error, Result};
-use crate::format::Detection;
+use crate::format::{Detection, Format};
 use crate::formats::{bolt, gcov, instrprof, sample};
 use crate::read::{looks_like_text, Lines};
 use crate::symbolize::kallsyms;
@@ -32,9 +32,13 @@ pub fn sniff(data: &[u8]) -> Option<Detection> {
 }
 
 /// The line-level dump shared by every text format.
+/// The root of a text file's dump (`len` bytes, `lines` lines), without its children.
+pub fn dump_root(format: Format, len: u64, lines: u64) -> Node {
+    Node::new(format.id(), 0, len).with_value(alloc::format!("{lines} lines"))
+}
+
 pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     let len = data.len() as u64;
-    let mut root = Node::new(detection.format.id(), 0, len);
     let mut lines = Lines::new(data);
     let mut blocks = Vec::new();
     let mut count = 0u64;
@@ -58,7 +62,7 @@ pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
         let label = alloc::format!("lines {first}–{count}");
         blocks.push(Node::new(label, start, end).deferred(TAG_LINE_BLOCK, first));
     }
-    root.value = Some(alloc::format!("{count} lines"));
+    let mut root = dump_root(detection.format, len, count);
     if blocks.len() == 1 {
         let only = blocks.pop().and_then(|b| b.deferred);
         if let Some(deferred) = only {

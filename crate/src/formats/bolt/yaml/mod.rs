@@ -16,6 +16,7 @@ mod decode;
 mod merge;
 mod reader;
 mod std_order;
+mod stream;
 mod write;
 
 use alloc::borrow::Cow;
@@ -26,6 +27,7 @@ use crate::read::head_lines;
 
 pub use decode::decode;
 pub use merge::{merge, MergeError};
+pub use stream::{YamlStream, PIECE};
 pub use write::{write, WrapColumn, MERGE_FDATA_WRAP};
 
 /// A run of a flat array: `start..start + len`.
@@ -45,10 +47,13 @@ impl Span {
         self.len == 0
     }
 
-    /// The span of what was pushed to a vector since it had `start` elements.
+    /// The span of what was pushed to a vector since it had `start` elements; an
+    /// empty one is {0, 0}, as if nothing were given (so that a profile decoded in
+    /// pieces, see [`YamlStream`], has the same spans as one decoded whole).
     fn since<T>(start: usize, v: &[T]) -> Span {
         let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Span { start: to_u32(start), len: to_u32(v.len().saturating_sub(start)) }
+        let len = to_u32(v.len().saturating_sub(start));
+        Span { start: if len == 0 { 0 } else { to_u32(start) }, len }
     }
 }
 
