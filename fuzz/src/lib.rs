@@ -312,10 +312,15 @@ pub fn bolt_fdata(data: &[u8]) {
     });
 }
 
-/// A BOLT YAML profile: decode, `export --to yaml` (re-written as LLVM writes it),
+/// A BOLT YAML profile: decode (whole, and as it streams in), `export --to yaml` (re-written as LLVM writes it),
 /// and `merge` with itself and with a corpus YAML profile.
 pub fn bolt_yaml(data: &[u8]) {
     opened(data, |data| {
+        // Decoded as it streams in, a piece of whole functions at a time (pieces as
+        // small as they come, blocks of a few bytes), the same profile or error.
+        let mut stream = yaml::YamlStream::new(1);
+        let streamed = data.chunks(61).try_for_each(|block| stream.feed(block)).and_then(|()| stream.finish());
+        assert_eq!(streamed, yaml::decode(data).map(yaml::Profile::into_owned));
         let Ok(profile) = yaml::decode(data) else { return };
         let _ = yaml::write(&profile, profile.wrap_column());
         for other in [data, fixed::CPROG_MERGED_YAML] {

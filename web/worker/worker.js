@@ -66,7 +66,14 @@ self.onmessage = async (event) => {
 // A request: answered by wasm, once the bytes of the recording it needs are read.
 async function request(worker, memory, msg) {
   const doc = worker.handle(msg);
-  if (doc === undefined) return;
+  if (doc === undefined) {
+    // A recording closed: its file is no longer wanted.
+    if ((streamed.has(msg.doc) || reading.has(msg.doc)) && !worker.is_open(msg.doc)) {
+      streamed.delete(msg.doc);
+      reading.delete(msg.doc);
+    }
+    return;
+  }
   await readAgain(worker, memory, doc);
   worker.handle(msg);
 }

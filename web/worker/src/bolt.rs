@@ -79,11 +79,15 @@ impl BoltView {
     }
 
     pub fn yaml(data: &[u8]) -> Result<BoltView, pgolens::Error> {
-        let profile = yaml::decode(data)?;
+        Ok(BoltView::from_yaml(yaml::decode(data)?.into_owned()))
+    }
+
+    /// The views of a YAML profile already decoded (as it streamed in).
+    pub fn from_yaml(profile: yaml::Profile<'static>) -> BoltView {
         let rows = FunctionRows::from_yaml(&profile);
-        Ok(BoltView {
+        BoltView {
             rows,
-            yaml: Some(profile.into_owned()),
+            yaml: Some(profile),
             fdata: None,
             binary: None,
             translated_yaml: None,
@@ -91,7 +95,7 @@ impl BoltView {
             order: tables::RowOrder::default(),
             by_name: None,
             record_order: None,
-        })
+        }
     }
 
     /// The fdata profile, when the profile is one (decoded, or aggregated from branches).

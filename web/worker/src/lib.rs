@@ -449,6 +449,11 @@ mod wasm {
             session.loaded().map_err(|e| JsValue::from_str(&e.message))
         }
 
+        /// Whether `doc` is open (the glue forgets a closed recording's file).
+        pub fn is_open(&self, doc: DocId) -> bool {
+            self.0.open.contains_key(&doc)
+        }
+
         /// The recordings to read again before [`Worker::folder_finish`].
         pub fn folder_needs_bytes(&self) -> Vec<DocId> {
             self.0.folder_needs_bytes()

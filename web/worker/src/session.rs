@@ -94,9 +94,9 @@ pub struct Session {
     /// The file as read so far; moved into `decoded` by `finish` (or, for a file
     /// decoded as it streamed in, by `loaded`).
     raw: Vec<u8>,
-    /// A perf.data being decoded as it streams in, and what that gave.
-    streaming: Option<alloc::boxed::Box<stream::Streaming>>,
-    streamed: Option<alloc::boxed::Box<stream::Streamed>>,
+    /// A file being decoded as it streams in, and what that gave.
+    streaming: Option<stream::Streaming>,
+    streamed: Option<stream::Streamed>,
     decoded: Option<Decoded>,
 }
 
@@ -345,7 +345,7 @@ impl Session {
             return Err(fail("the file was already decoded"));
         }
         if let Some(streamed) = self.streamed.take() {
-            return Ok(self.finish_streamed(*streamed));
+            return Ok(self.finish_streamed(streamed));
         }
         let raw = core::mem::take(&mut self.raw);
         let file_size = raw.len() as u64;

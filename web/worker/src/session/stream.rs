@@ -1,32 +1,37 @@
-//! A recording decoded as it streams in, without its bytes in wasm memory.
+//! A file decoded as it streams in, without its bytes in wasm memory: an
+//! uncompressed perf.data (file or pipe mode) or a BOLT YAML profile.
 //!
-//! An uncompressed perf.data (file or pipe mode) is not copied into the session:
-//! [`Session::stream_start`] reads its header and the sections outside the record
-//! stream through a fetch (the glue's synchronous `File` slices), the glue feeds
-//! the record stream in blocks ([`Session::feed`]), and [`Session::stream_end`]
-//! keeps what the views need: the stacks, where their addresses lie, the DSOs with
-//! their samples, and a pipe recording's sample time range (its dump root says it).
+//! A recording is not copied into the session: [`Session::stream_start`] reads its
+//! header and the sections outside the record stream through a fetch (the glue's
+//! synchronous `File` slices), the glue feeds the record stream in blocks
+//! ([`Session::feed`]), and [`Session::stream_end`] keeps what the views need: the
+//! stacks, where their addresses lie, the DSOs with their samples, and a pipe
+//! recording's sample time range (its dump root says it). A YAML profile is decoded
+//! a piece of whole functions at a time (`yaml::YamlStream`).
 //!
 //! The bytes are read whole only when a request needs them ([`Session::needs_bytes`]:
 //! the dump and its hex pane, perf2bolt's aggregation, the DWARF unwinding of stack
 //! copies with new binaries): the glue then fills [`Session::slot`]s again and calls
-//! [`Session::loaded`]. A recording the stream rejects is read whole from the start,
-//! so that its dump and its error are what they always were.
+//! [`Session::loaded`]. A file the stream rejects is read whole from the start, so
+//! that its dump and its error are what they always were.
 
+use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 
+use pgolens::formats::bolt::yaml::{self, YamlStream};
 use pgolens::formats::perf::attr::sample_type;
 use pgolens::formats::perf::dsos::DsoUse;
 use pgolens::formats::perf::{self, Fetch, PerfData, PerfStream, Record};
-use pgolens::model::perf::{PerfStacks, StackReader};
+use pgolens::model::perf::{Addresses, PerfStacks, StackReader};
 use pgolens::symbolize::Symbolizer;
-use pgolens::{Detection, Format};
+use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{FileSummary, Opened, Request};
 
 use super::dump::{expand, node_info};
 use super::{fail, failure, views_of, Decoded, Failure, Session};
+use crate::bolt::BoltView;
 use crate::stacks::StacksView;
 
 /// The first bytes read to detect the format: a perf.data header is 104 bytes.
@@ -39,8 +44,20 @@ const HEAD: u64 = 4096;
 /// turn, so the samples read lag the bytes fed.
 const ESTIMATE_AFTER: u64 = 16 << 20;
 
+/// A file being streamed in.
+pub(super) enum Streaming {
+    Recording(Box<RecordStream>),
+    Yaml { detection: Detection, len: u64, stream: Box<YamlStream> },
+}
+
+/// What streaming a file gave, for [`Session::finish`].
+pub(super) enum Streamed {
+    Recording(Box<StreamedRecording>),
+    Yaml { detection: Detection, len: u64, profile: Box<yaml::Profile<'static>>, lines: u64 },
+}
+
 /// A perf.data being streamed in.
-pub(super) struct Streaming {
+pub(super) struct RecordStream {
     detection: Detection,
     len: u64,
     stream: PerfStream,
@@ -56,8 +73,8 @@ pub(super) struct Streaming {
     estimated: bool,
 }
 
-/// What streaming a recording gave, for [`Session::finish`].
-pub(super) struct Streamed {
+/// What streaming a recording gave.
+pub(super) struct StreamedRecording {
     detection: Detection,
     len: u64,
     perf: PerfData<'static>,
@@ -66,36 +83,91 @@ pub(super) struct Streamed {
     times: Option<(u64, u64)>,
 }
 
+/// What a streamed file opens with, besides its detection and size.
+struct Parts {
+    /// The dump's root, without its children (read with the file).
+    root: Node,
+    stacks: Option<StacksView>,
+    addresses: Option<Addresses>,
+    dsos: Option<Vec<DsoUse>>,
+    bolt: Option<BoltView>,
+    branch_profile: bool,
+}
+
+impl RecordStream {
+    /// See [`Session::feed`].
+    fn feed(&mut self, block: &[u8]) -> bool {
+        let RecordStream { stream, reader, unwinding, samples, times, .. } = self;
+        let fed = stream.feed(block, &mut |perf, record| {
+            visit(reader, unwinding, samples, times, perf, record);
+            Ok(())
+        });
+        if fed.is_err() {
+            return false;
+        }
+        self.fed = self.fed.saturating_add(block.len() as u64);
+        let stream_len = self.records.1.saturating_sub(self.records.0);
+        if !self.estimated && self.fed >= ESTIMATE_AFTER.max(stream_len / 8) {
+            self.estimated = true;
+            let left = stream_len.saturating_sub(self.fed);
+            // The samples of the bytes left at the rate of those read, and a tenth more.
+            let guess = u128::from(self.samples).saturating_mul(u128::from(left)).saturating_mul(11);
+            let guess = guess.checked_div(u128::from(self.fed).saturating_mul(10)).unwrap_or(0);
+            self.reader.reserve_samples(usize::try_from(guess).unwrap_or(0));
+        }
+        true
+    }
+
+    /// See [`Session::stream_end`].
+    fn end(self) -> Option<StreamedRecording> {
+        let RecordStream { detection, len, stream, mut reader, unwinding, mut samples, mut times, .. } = self;
+        let ended = stream.finish(&mut |perf, record| {
+            visit(&mut reader, &unwinding, &mut samples, &mut times, perf, record);
+            Ok(())
+        });
+        let perf = ended.ok()?;
+        let dsos = reader.dso_uses(&perf).unwrap_or_default();
+        let stacks = reader.finish(&perf);
+        Some(StreamedRecording { detection, len, perf, stacks, dsos, times })
+    }
+}
+
 impl Session {
     /// Starts decoding the file (`len` bytes) as it streams in, when it is an
-    /// uncompressed perf.data; `fetch(offset, len, expected)` reads any part of it.
-    /// Returns the offset to feed it from, or `None`: read it whole ([`Session::slot`]).
+    /// uncompressed perf.data or a BOLT YAML profile; `fetch(offset, len, expected)`
+    /// reads any part of it. Returns the offset to feed it from, or `None`: read it
+    /// whole ([`Session::slot`]).
     pub fn stream_start(&mut self, len: u64, fetch: &mut Fetch<'_>) -> Option<u64> {
         if self.decoded.is_some() || !self.raw.is_empty() || self.streaming.is_some() {
             return None;
         }
         let head = fetch(0, len.min(HEAD), "the file's first bytes").ok()?;
         let detection = pgolens::detect(&head).ok()?;
-        if !matches!(detection.format, Format::PerfData | Format::PerfDataPipe) {
-            return None;
+        match detection.format {
+            Format::PerfData | Format::PerfDataPipe => {}
+            Format::BoltYaml => {
+                self.streaming =
+                    Some(Streaming::Yaml { detection, len, stream: Box::new(YamlStream::new(yaml::PIECE)) });
+                return Some(0);
+            }
+            _ => return None,
         }
         // A header the stream cannot start from is read whole: the dump says why.
         let (stream, start) = PerfStream::start(&head, len, fetch).ok()?;
-        self.streaming = Some(alloc::boxed::Box::new(Streaming {
+        let mut reader = StackReader::new(0);
+        reader.count_dsos();
+        self.streaming = Some(Streaming::Recording(Box::new(RecordStream {
             detection,
             len,
             stream,
             records: (start, len),
             fed: 0,
-            reader: StackReader::new(0),
+            reader,
             unwinding: Symbolizer::new(),
             samples: 0,
             times: None,
             estimated: false,
-        }));
-        if let Some(s) = &mut self.streaming {
-            s.reader.count_dsos();
-        }
+        })));
         Some(start)
     }
 
@@ -103,58 +175,70 @@ impl Session {
     /// [`Session::stream_start`] gave). `false`: the stream rejected the file,
     /// which is then read whole from its start.
     pub fn feed(&mut self, block: &[u8]) -> bool {
-        let Some(s) = &mut self.streaming else { return false };
-        let Streaming { stream, reader, unwinding, samples, times, .. } = &mut **s;
-        let fed = stream.feed(block, &mut |perf, record| {
-            visit(reader, unwinding, samples, times, perf, record);
-            Ok(())
-        });
-        if fed.is_err() {
+        let fed = match &mut self.streaming {
+            Some(Streaming::Recording(s)) => s.feed(block),
+            Some(Streaming::Yaml { stream, .. }) => stream.feed(block).is_ok(),
+            None => false,
+        };
+        if !fed {
             self.streaming = None;
-            return false;
         }
-        s.fed = s.fed.saturating_add(block.len() as u64);
-        let stream_len = s.records.1.saturating_sub(s.records.0);
-        if !s.estimated && s.fed >= ESTIMATE_AFTER.max(stream_len / 8) {
-            s.estimated = true;
-            let left = stream_len.saturating_sub(s.fed);
-            // The samples of the bytes left at the rate of those read, and a tenth more.
-            let guess = u128::from(s.samples).saturating_mul(u128::from(left)).saturating_mul(11);
-            let guess = guess.checked_div(u128::from(s.fed).saturating_mul(10)).unwrap_or(0);
-            s.reader.reserve_samples(usize::try_from(guess).unwrap_or(0));
-        }
-        true
+        fed
     }
 
     /// Ends the stream once every block was fed. `false`: the stream rejected the
     /// file, which is then read whole from its start.
     pub fn stream_end(&mut self) -> bool {
-        let Some(s) = self.streaming.take() else { return false };
-        let Streaming { detection, len, stream, mut reader, unwinding, mut samples, mut times, .. } = *s;
-        let ended = stream.finish(&mut |perf, record| {
-            visit(&mut reader, &unwinding, &mut samples, &mut times, perf, record);
-            Ok(())
-        });
-        let Ok(perf) = ended else { return false };
-        let dsos = reader.dso_uses(&perf).unwrap_or_default();
-        let stacks = reader.finish(&perf);
-        self.streamed = Some(alloc::boxed::Box::new(Streamed { detection, len, perf, stacks, dsos, times }));
-        true
+        self.streamed = match self.streaming.take() {
+            Some(Streaming::Recording(s)) => s.end().map(|s| Streamed::Recording(Box::new(s))),
+            Some(Streaming::Yaml { detection, len, stream }) => {
+                let lines = stream.lines();
+                stream.finish().ok().map(|profile| Streamed::Yaml { detection, len, profile: Box::new(profile), lines })
+            }
+            None => None,
+        };
+        self.streamed.is_some()
     }
 
-    /// [`Session::finish`] of a streamed recording: its views, and a dump whose
-    /// levels are read when first asked for.
+    /// [`Session::finish`] of a streamed file: its views, and a dump whose levels
+    /// are read when first asked for.
     pub(super) fn finish_streamed(&mut self, streamed: Streamed) -> Opened {
-        let Streamed { detection, len, perf, stacks, dsos, times } = streamed;
+        match streamed {
+            Streamed::Recording(recording) => self.finish_recording(*recording),
+            Streamed::Yaml { detection, len, profile, lines } => {
+                let root = pgolens::formats::text::dump_root(detection.format, len, lines);
+                let bolt = Some(BoltView::from_yaml(*profile));
+                let parts = Parts { root, stacks: None, addresses: None, dsos: None, bolt, branch_profile: false };
+                self.open_streamed(detection, len, parts)
+            }
+        }
+    }
+
+    fn finish_recording(&mut self, recording: StreamedRecording) -> Opened {
+        let StreamedRecording { detection, len, perf, stacks, dsos, times } = recording;
         let PerfStacks { profile, addresses } = stacks;
         let stacks = StacksView::new(profile);
+        let branch_profile = detection.format == Format::PerfData
+            && perf.events.iter().any(|e| e.attr.sample_type & sample_type::BRANCH_STACK != 0);
         let root = perf::dump_root(detection.format, len, times);
+        let parts = Parts {
+            root,
+            stacks: Some(stacks),
+            addresses: Some(addresses),
+            dsos: Some(dsos),
+            bolt: None,
+            branch_profile,
+        };
+        self.open_streamed(detection, len, parts)
+    }
+
+    /// Opens a streamed file with what its stream gave, its bytes unread.
+    fn open_streamed(&mut self, detection: Detection, len: u64, parts: Parts) -> Opened {
+        let Parts { root, stacks, addresses, dsos, bolt, branch_profile } = parts;
         // The glue reads the file when the page first asks for the root's children.
         let mut info = node_info(&root);
         info.has_children = true;
-        let (views, open_on) = views_of(false, false, Some(&stacks), None);
-        let branch_profile = detection.format == Format::PerfData
-            && perf.events.iter().any(|e| e.attr.sample_type & sample_type::BRANCH_STACK != 0);
+        let (views, open_on) = views_of(false, false, stacks.as_ref(), bolt.as_ref());
         let summary = FileSummary {
             name: self.name.clone(),
             format: alloc::string::ToString::to_string(&detection.format.id()),
@@ -166,13 +250,13 @@ impl Session {
             views,
             open_on,
             views_error: None,
-            stacks: Some(stacks.info()),
+            stacks: stacks.as_ref().map(StacksView::info),
             branch_profile,
         };
         self.decoded = Some(Decoded {
             data: Rc::new(Vec::new()),
             unread: true,
-            dsos: Some(dsos),
+            dsos,
             file_size: len,
             compression: None,
             binary_index: OnceCell::new(),
@@ -180,13 +264,13 @@ impl Session {
             root,
             views: None,
             memprof: None,
-            stacks: Some(stacks),
+            stacks,
             sample: None,
-            bolt: None,
+            bolt,
             bat: None,
             branch_profile,
             symbols: Vec::new(),
-            addresses: Some(addresses),
+            addresses,
             unsymbolized: None,
         });
         Opened { summary, root: info, children: Vec::new() }

@@ -1,29 +1,35 @@
 //! Recordings decoded as they stream in, as the glue feeds them: the same views as
 //! when read whole, the bytes read again only for the requests that need them.
 
-use pgolens_protocol::{Order, Reply, Request, SampleFilter};
+use pgolens_protocol::{Order, Reply, Request, SampleFilter, TableId, TableQuery};
 
 use super::tests::{corpus, session};
 use super::Session;
 use crate::Sessions;
 
-/// The corpus recordings: file and pipe mode, compressed records, cut off.
-fn recordings() -> Vec<(String, Vec<u8>)> {
+/// The corpus files under `dirs` whose names end with one of `ends`.
+fn corpus_files(dirs: &[&str], ends: &[&str]) -> Vec<(String, Vec<u8>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
     let mut out = Vec::new();
-    let mut todo = vec![root.join("bolt-perf"), root.join("peers/linux-perf-data")];
+    let mut todo: Vec<_> = dirs.iter().map(|d| root.join(d)).collect();
     while let Some(dir) = todo.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let name = path.to_string_lossy().into_owned();
             if path.is_dir() {
                 todo.push(path);
-            } else if name.ends_with(".perf.data") || name.ends_with(".data") {
+            } else if ends.iter().any(|e| name.ends_with(e)) {
                 out.push((name, std::fs::read(&path).unwrap()));
             }
         }
     }
     out.sort();
+    out
+}
+
+/// The corpus recordings: file and pipe mode, compressed records, cut off.
+fn recordings() -> Vec<(String, Vec<u8>)> {
+    let out = corpus_files(&["bolt-perf", "peers/linux-perf-data"], &[".perf.data", ".data"]);
     assert!(out.len() > 25, "{}", out.len());
     out
 }
@@ -197,4 +203,40 @@ fn a_dwarf_recording_is_read_again_to_unwind_with_new_binaries() {
     let b = sessions.answer(2, symbolize).unwrap();
     assert!(matches!(a, Reply::Symbolized { .. }), "{a:?}");
     assert_eq!(a, b);
+}
+
+#[test]
+fn a_bolt_yaml_streamed_in_opens_as_when_read_whole() {
+    // LLVM's YAMLs and BOLT's hand-written ones (those llvm-bolt rejects too).
+    let yamls = corpus_files(&["bolt-perf", "peers/llvm-bolt-tests"], &[".yaml"]);
+    assert!(yamls.len() >= 40, "{}", yamls.len());
+    let mut streamed_count = 0;
+    for (name, bytes) in yamls {
+        let mut whole = session(&name, &bytes);
+        let whole_opened = whole.finish();
+        let (streamed, mut s) = glue_open(&name, &bytes, 4096);
+        let opened = s.finish();
+        let Ok(whole_opened) = whole_opened else {
+            // Rejected by the stream, read whole: the same error.
+            assert!(!streamed, "{name}");
+            assert_eq!(opened, whole_opened, "{name}");
+            continue;
+        };
+        let opened = opened.unwrap();
+        assert!(streamed, "{name}");
+        streamed_count += 1;
+        assert_eq!(opened.summary, whole_opened.summary, "{name}");
+        let mut root = whole_opened.root.clone();
+        root.has_children = true;
+        assert_eq!(opened.root, root, "{name}");
+        let query = TableQuery::new(TableId::BoltFunctions);
+        assert_eq!(s.table(&query, 0, 100).unwrap(), whole.table(&query, 0, 100).unwrap(), "{name}");
+        assert!(s.needs_bytes(&Request::Children { path: Vec::new() }), "{name}");
+        assert!(!s.needs_bytes(&Request::BoltCfg { function: Some(0) }), "{name}");
+        read_again(&mut s, &bytes);
+        assert_eq!(s.children(&[]).unwrap(), whole.children(&[]).unwrap(), "{name}");
+        let last = bytes.len() as u64 - 1;
+        assert_eq!(s.path_to(last).unwrap(), whole.path_to(last).unwrap(), "{name}");
+    }
+    assert!(streamed_count >= 30, "{streamed_count}");
 }
