@@ -91,7 +91,7 @@ async function one(browser, url, file) {
   await new Promise((r) => setTimeout(r, 500));
   sampling = false;
   await sampler;
-  const functions = Number(await page.getByRole('table', { name: 'Functions' }).getAttribute('aria-rowcount'));
+  const functions = Number(await page.getByRole('grid', { name: 'Functions' }).getAttribute('aria-rowcount'));
   let tab = 0;
   let growth = -1;
   for (const [pid, peak] of peaks) {
