@@ -41,7 +41,8 @@ pub struct YamlStream {
     /// The text up to and including the `functions:` line, its line count, and the
     /// indentation of the sequence's items, once known.
     head: Option<(Vec<u8>, u64, usize)>,
-    /// How far the lines of `pending` were searched for items.
+    /// How far the lines of `pending` were searched for the head, and for items.
+    head_scan: HeadScan,
     scan: Scan,
     /// The document is not cut into pieces: it is decoded whole at the end.
     whole: bool,
@@ -62,6 +63,7 @@ impl YamlStream {
             pending: Vec::new(),
             pending_line: 1,
             head: None,
+            head_scan: HeadScan::default(),
             scan: Scan::default(),
             whole: false,
             profile: None,
@@ -83,7 +85,7 @@ impl YamlStream {
             return Ok(());
         }
         if self.head.is_none() {
-            match find_head(&self.pending) {
+            match self.head_scan.lines(&self.pending) {
                 Head::Found(len, lines, indent) => {
                     self.head = self.pending.get(..len).map(|h| (h.to_vec(), lines, indent));
                     self.scan = Scan { at: len, ..Scan::default() };
@@ -223,44 +225,56 @@ enum Head {
     None,
 }
 
-/// Finds the head in `text`: optional `---`, a `header:` mapping, then the line
-/// `functions:` followed by a block sequence's first item.
-fn find_head(text: &[u8]) -> Head {
-    let mut at = 0usize;
-    let mut lines = 0u64;
-    let mut head_end = None;
-    while let Some(len) = text.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'\n')) {
-        let line = text.get(at..at.saturating_add(len)).unwrap_or_default();
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let next = at.saturating_add(len).saturating_add(1);
-        let blank = line.iter().all(|&b| b == b' ') || line.first() == Some(&b'#');
-        match head_end {
-            None => {
-                lines = lines.saturating_add(1);
-                if !blank && line.first() != Some(&b' ') {
-                    match line {
-                        b"---" | b"header:" => {}
-                        b"functions:" => head_end = Some((next, lines)),
-                        _ => return Head::None,
+/// The search for the head in `pending`: optional `---`, a `header:` mapping, then
+/// the line `functions:` followed by a block sequence's first item. The lines
+/// before `at` were looked at (`lines` of them).
+#[derive(Clone, Copy, Debug, Default)]
+struct HeadScan {
+    at: usize,
+    /// Bytes past `at` known to hold no line end (see [`whole_line`]).
+    searched: usize,
+    lines: u64,
+    /// Where the head ends (after its `functions:` line), and its lines.
+    end: Option<(usize, u64)>,
+}
+
+impl HeadScan {
+    /// Looks at the whole lines of `text` past `at`.
+    fn lines(&mut self, text: &[u8]) -> Head {
+        while let Some(len) = whole_line(text, self.at, &mut self.searched) {
+            let line = text.get(self.at..self.at.saturating_add(len)).unwrap_or_default();
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            self.at = self.at.saturating_add(len).saturating_add(1);
+            let blank = line.iter().all(|&b| b == b' ') || line.first() == Some(&b'#');
+            match self.end {
+                None => {
+                    self.lines = self.lines.saturating_add(1);
+                    if !blank && line.first() != Some(&b' ') {
+                        match line {
+                            b"---" | b"header:" => {}
+                            b"functions:" => self.end = Some((self.at, self.lines)),
+                            _ => return Head::None,
+                        }
                     }
                 }
+                Some((end, head_lines)) if !blank => {
+                    let indent = line.iter().take_while(|&&b| b == b' ').count();
+                    let item = line.get(indent..).is_some_and(|r| r == b"-" || r.starts_with(b"- "));
+                    return if item { Head::Found(end, head_lines, indent) } else { Head::None };
+                }
+                Some(_) => {}
             }
-            Some((end, head_lines)) if !blank => {
-                let indent = line.iter().take_while(|&&b| b == b' ').count();
-                let item = line.get(indent..).is_some_and(|r| r == b"-" || r.starts_with(b"- "));
-                return if item { Head::Found(end, head_lines, indent) } else { Head::None };
-            }
-            Some(_) => {}
         }
-        at = next;
+        Head::NotYet
     }
-    Head::NotYet
 }
 
 /// The search for a place to cut `pending`: the lines before `at` were looked at.
 #[derive(Clone, Copy, Debug, Default)]
 struct Scan {
     at: usize,
+    /// Bytes past `at` known to hold no line end (see [`whole_line`]).
+    searched: usize,
     /// Items of the sequence begun so far, and where the last one begins.
     items: usize,
     last: Option<usize>,
@@ -272,7 +286,7 @@ struct Scan {
 impl Scan {
     /// Looks at the whole lines of `text` past `at`, for items at `indent`.
     fn lines(&mut self, text: &[u8], indent: usize) {
-        while let Some(len) = text.get(self.at..).and_then(|rest| rest.iter().position(|&b| b == b'\n')) {
+        while let Some(len) = whole_line(text, self.at, &mut self.searched) {
             let line = text.get(self.at..self.at.saturating_add(len)).unwrap_or_default();
             let spaces = line.iter().take_while(|&&b| b == b' ').count();
             let rest = line.get(spaces..).unwrap_or_default();
@@ -286,6 +300,24 @@ impl Scan {
                 }
             }
             self.at = self.at.saturating_add(len).saturating_add(1);
+        }
+    }
+}
+
+/// The length of the whole line at `at` of `text` (without its `\n`), or `None`
+/// while it has no end. `searched`: how many bytes past `at` are known to hold no
+/// line end, kept between calls so that a long unfinished line is not searched
+/// again with every block.
+fn whole_line(text: &[u8], at: usize, searched: &mut usize) -> Option<usize> {
+    let from = at.saturating_add(*searched);
+    match text.get(from..).and_then(|rest| rest.iter().position(|&b| b == b'\n')) {
+        Some(i) => {
+            *searched = 0;
+            Some(from.saturating_sub(at).saturating_add(i))
+        }
+        None => {
+            *searched = text.len().saturating_sub(at);
+            None
         }
     }
 }
