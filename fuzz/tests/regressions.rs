@@ -19,3 +19,11 @@ fn replay(target: &str, name: &str) {
 fn eh_frame_hdr_entry_below_eh_frame() {
     replay("symbolize", "eh-frame-hdr-entry-below-eh-frame");
 }
+
+/// A YAML profile whose version is not 1 and whose second function lacks its name:
+/// the whole text's decode reports the function (the version is checked at the
+/// end); the stream reported the version from its first piece.
+#[test]
+fn bad_version_then_bad_function() {
+    replay("bolt_yaml", "bad-version-then-bad-function");
+}

@@ -20,6 +20,22 @@ use super::{
 use crate::error::Result;
 
 pub fn decode(data: &[u8]) -> Result<Profile<'_>> {
+    let (p, version_pos) = decode_unversioned(data)?;
+    check_version(&p, version_pos)?;
+    Ok(p)
+}
+
+/// BOLT reads only `profile-version: 1`; checked once the whole document was read
+/// (an error in it comes first).
+pub(super) fn check_version(p: &Profile<'_>, version_pos: Pos) -> Result<()> {
+    if p.header.version != 1 {
+        return Err(version_pos.error("profile-version 1 (the only version BOLT reads)"));
+    }
+    Ok(())
+}
+
+/// [`decode`] without the version check: the profile, and where its version is.
+pub(super) fn decode_unversioned(data: &[u8]) -> Result<(Profile<'_>, Pos)> {
     let mut r = Reader::new(data);
     r.start_document()?;
     let mut top = r.top_mapping()?;
@@ -47,10 +63,7 @@ pub fn decode(data: &[u8]) -> Result<Profile<'_>> {
     seen.require(&[(0, "missing required key 'header'"), (1, "missing required key 'functions'")], top_pos)?;
     r.end_document()?;
     p.flow_wrapped = r.flow_wrapped;
-    if p.header.version != 1 {
-        return Err(version_pos.error("profile-version 1 (the only version BOLT reads)"));
-    }
-    Ok(p)
+    Ok((p, version_pos))
 }
 
 /// The known keys of one mapping seen so far, by bit.

@@ -21,11 +21,14 @@
 //! owned. A document with anything else before its functions, or functions not in
 //! a block sequence, is held and decoded whole at the end; a piece that fails to
 //! decode fails the stream (its error at the file's line: the whole text's decode
-//! finds the same one, as every check is within one function or the head).
+//! finds the same one, as every check is within one function or the head, and the
+//! version, which the whole text's decode checks last, is checked at the end).
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
+use super::decode::{check_version, decode_unversioned};
+use super::reader::Pos;
 use super::{decode, Profile, Span};
 use crate::error::{Location, Result};
 
@@ -46,8 +49,9 @@ pub struct YamlStream {
     scan: Scan,
     /// The document is not cut into pieces: it is decoded whole at the end.
     whole: bool,
-    /// The functions so far (none before the first piece).
-    profile: Option<Profile<'static>>,
+    /// The functions so far (none before the first piece), and where the version
+    /// is (checked at the end, as the whole text's decode checks it).
+    profile: Option<(Profile<'static>, Pos)>,
     piece: usize,
     /// Pieces decoded so far.
     pieces: usize,
@@ -115,7 +119,9 @@ impl YamlStream {
             return decode(&self.pending).map(Profile::into_owned);
         }
         self.decode_piece(self.pending.len())?;
-        self.profile.ok_or(crate::error::Error::malformed(0, "a profile"))
+        let (profile, version_pos) = self.profile.ok_or(crate::error::Error::malformed(0, "a profile"))?;
+        check_version(&profile, version_pos)?;
+        Ok(profile)
     }
 
     /// The pieces decoded so far (a document decoded whole is one, at the end).
@@ -146,8 +152,8 @@ impl YamlStream {
         // A later piece's line L past the head is line L + moved of the file.
         let moved = if first { 0 } else { self.pending_line.saturating_sub(1).saturating_sub(*head_lines) };
         let head_lines = if first { 0 } else { *head_lines };
-        let piece = match decode(&text) {
-            Ok(piece) => piece.into_owned(),
+        let (piece, version_pos) = match decode_unversioned(&text) {
+            Ok((piece, version_pos)) => (piece.into_owned(), version_pos),
             Err(mut e) => {
                 if let Location::Line { line, .. } = &mut e.location {
                     if *line > head_lines {
@@ -159,8 +165,8 @@ impl YamlStream {
         };
         self.pieces = self.pieces.saturating_add(1);
         match &mut self.profile {
-            None => self.profile = Some(piece),
-            Some(profile) => append(profile, piece, head_lines, moved),
+            None => self.profile = Some((piece, version_pos)),
+            Some((profile, _)) => append(profile, piece, head_lines, moved),
         }
         let lines = body.iter().filter(|&&b| b == b'\n').count() as u64;
         self.pending_line = self.pending_line.saturating_add(lines);
