@@ -1,7 +1,8 @@
 //! A BOLT YAML profile decoded as it streams in, a piece of whole functions at a
 //! time, is the profile the whole text decodes to, for every YAML in the corpus
 //! (LLVM's and hand-written ones, those LLVM rejects too), in blocks and pieces of
-//! any size; damaged texts fail with the whole text's error.
+//! any size; a text cut after any line, or with a line doubled, fails with the
+//! whole text's error.
 
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 

@@ -27,3 +27,12 @@ fn eh_frame_hdr_entry_below_eh_frame() {
 fn bad_version_then_bad_function() {
     replay("bolt_yaml", "bad-version-then-bad-function");
 }
+
+/// A damaged YAML profile whose flow collection is left open across the next
+/// function's line: the stream cut its piece there and failed inside the
+/// collection, the whole text's decode further on; both fail (the page then reads
+/// the file whole, which says the whole text's error).
+#[test]
+fn flow_collection_open_across_a_function() {
+    replay("bolt_yaml", "flow-collection-open-across-a-function");
+}

@@ -19,10 +19,13 @@
 //!
 //! The profile is the one [`decode`] gives for the whole text, with its names
 //! owned. A document with anything else before its functions, or functions not in
-//! a block sequence, is held and decoded whole at the end; a piece that fails to
-//! decode fails the stream (its error at the file's line: the whole text's decode
-//! finds the same one, as every check is within one function or the head, and the
-//! version, which the whole text's decode checks last, is checked at the end).
+//! a block sequence, is held and decoded whole at the end. A piece that fails to
+//! decode fails the stream, its error at the file's line. Every check is within one
+//! function or the head, and the version, which the whole text's decode checks
+//! last, is checked at the end, so the error is mostly the whole text's one; but a
+//! damaged text whose flow collection is left open across the next function's line
+//! fails inside that piece, where the whole text fails further on. The page reads
+//! a file whose stream failed whole, and shows the whole text's error.
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
