@@ -30,9 +30,17 @@ fn bad_version_then_bad_function() {
 
 /// A damaged YAML profile whose flow collection is left open across the next
 /// function's line: the stream cut its piece there and failed inside the
-/// collection, the whole text's decode further on; both fail (the page then reads
-/// the file whole, which says the whole text's error).
+/// collection, the whole text's decode further on (the page reads a file whose
+/// stream failed whole, which says the whole text's error).
 #[test]
 fn flow_collection_open_across_a_function() {
     replay("bolt_yaml", "flow-collection-open-across-a-function");
+}
+
+/// An unknown key whose flow value runs across the next function's line: the whole
+/// text's decode skips it and reads the profile, the stream cut its piece inside it
+/// and failed (the page then reads the file whole).
+#[test]
+fn unknown_key_flow_value_across_a_function() {
+    replay("bolt_yaml", "unknown-key-flow-value-across-a-function");
 }

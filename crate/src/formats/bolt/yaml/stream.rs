@@ -22,10 +22,12 @@
 //! a block sequence, is held and decoded whole at the end. A piece that fails to
 //! decode fails the stream, its error at the file's line. Every check is within one
 //! function or the head, and the version, which the whole text's decode checks
-//! last, is checked at the end, so the error is mostly the whole text's one; but a
-//! damaged text whose flow collection is left open across the next function's line
-//! fails inside that piece, where the whole text fails further on. The page reads
-//! a file whose stream failed whole, and shows the whole text's error.
+//! last, is checked at the end, so the error is mostly the whole text's one. A flow
+//! collection that runs across the next function's line (which LLVM never writes)
+//! is cut, though: the stream fails inside it, where the whole text fails further on
+//! or, the collection being an unknown key's skipped value, decodes. A text whose
+//! stream failed is to be decoded whole (the page reads the file whole then): what
+//! the stream decodes is always the whole text's profile.
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
