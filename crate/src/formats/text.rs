@@ -31,12 +31,12 @@ pub fn sniff(data: &[u8]) -> Option<Detection> {
     sniffs.iter().find_map(|s| s(data)).or_else(|| sample::text::sniff(data)).or_else(|| kallsyms::sniff(data))
 }
 
-/// The line-level dump shared by every text format.
 /// The root of a text file's dump (`len` bytes, `lines` lines), without its children.
 pub fn dump_root(format: Format, len: u64, lines: u64) -> Node {
     Node::new(format.id(), 0, len).with_value(alloc::format!("{lines} lines"))
 }
 
+/// The line-level dump shared by every text format.
 pub fn dump(data: &[u8], detection: &Detection) -> Result<Node> {
     let len = data.len() as u64;
     let mut lines = Lines::new(data);
