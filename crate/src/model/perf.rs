@@ -237,10 +237,8 @@ impl<'s> StackReader<'s> {
         // A pipe recording read as it streamed in names its build ids at its end:
         // its DSOs get them now, by file name as perf matches them.
         for (path, build_id) in self.stacks.addresses.dsos.iter_mut().filter(|(_, id)| id.is_none()) {
-            let named = perf.features.build_ids.iter().rev().find(|e| {
-                String::from_utf8_lossy(crate::formats::perf::record::c_string(&e.filename)) == path.as_str()
-            });
-            *build_id = named.map(|e| e.build_id.clone());
+            let named = perf.features.build_id_named(|name| String::from_utf8_lossy(name) == path.as_str());
+            *build_id = named.map(<[u8]>::to_vec);
         }
         // A recording without samples still lists its events.
         if self.events.is_none() {

@@ -74,12 +74,10 @@ impl DsoCount {
     /// The DSOs `machine` knows, in the order perf first named them, with their
     /// samples; `perf`: the recording, its metadata complete.
     pub fn uses(&self, machine: &Machine, perf: &PerfData<'_>) -> Vec<DsoUse> {
-        let feature = &perf.features.build_ids;
-        let feature_id =
-            |name: &[u8]| feature.iter().rev().find(|e| c_string(&e.filename) == name).map(|e| e.build_id.clone());
         // perf names the BUILD_ID feature's files before any map (`Machine::new`); a
         // pipe recording read as it streams in gives them at its end, after its maps.
-        let names = feature.iter().map(|e| c_string(&e.filename)).chain(machine.dsos().iter().map(|d| &d.name[..]));
+        let feature = perf.features.build_ids.iter().map(|e| c_string(&e.filename));
+        let names = feature.chain(machine.dsos().iter().map(|d| &d.name[..]));
         let mut seen = BTreeSet::new();
         let mut out: Vec<DsoUse> = Vec::new();
         for raw in names {
@@ -88,8 +86,10 @@ impl DsoCount {
             }
             let index = machine.dso_named(raw);
             let (samples, kernel_map) = index.and_then(|i| self.counts.get(i)).copied().unwrap_or((0, false));
-            let build_id =
-                index.and_then(|i| machine.dsos().get(i)).and_then(|d| d.build_id.clone()).or_else(|| feature_id(raw));
+            let build_id = index
+                .and_then(|i| machine.dsos().get(i))
+                .and_then(|d| d.build_id.clone())
+                .or_else(|| perf.features.build_id_named(|name| name == raw).map(<[u8]>::to_vec));
             // The kernel's map is `[kernel.kallsyms]_text` (its MMAP's name), the
             // BUILD_ID feature's entry `[kernel.kallsyms]`: one DSO for perf.
             let name = if raw.starts_with(KERNEL) { KERNEL } else { raw };

@@ -91,6 +91,12 @@ fn string_list(r: &mut Reader<'_>) -> Result<Vec<String>> {
 }
 
 impl Features {
+    /// The build id the BUILD_ID feature gives the file whose name `named` accepts:
+    /// its last entry of that name, as later entries override earlier ones in perf.
+    pub fn build_id_named(&self, mut named: impl FnMut(&[u8]) -> bool) -> Option<&[u8]> {
+        self.build_ids.iter().rev().find(|e| named(c_string(&e.filename))).map(|e| e.build_id.as_slice())
+    }
+
     /// Decodes one feature section; sections pgolens does not model are only recorded.
     pub fn add(&mut self, feature: u32, r: &mut Reader<'_>) -> Result<()> {
         self.sections.push((feature, r.offset(), r.remaining() as u64));
