@@ -269,9 +269,10 @@ impl HeadScan {
                     }
                 }
                 Some((end, head_lines)) if !blank => {
-                    let indent = line.iter().take_while(|&&b| b == b' ').count();
-                    let item = line.get(indent..).is_some_and(|r| r == b"-" || r.starts_with(b"- "));
-                    return if item { Head::Found(end, head_lines, indent) } else { Head::None };
+                    return match item_indent(line) {
+                        Some(indent) => Head::Found(end, head_lines, indent),
+                        None => Head::None,
+                    };
                 }
                 Some(_) => {}
             }
@@ -299,20 +300,25 @@ impl Scan {
     fn lines(&mut self, text: &[u8], indent: usize) {
         while let Some(len) = whole_line(text, self.at, &mut self.searched) {
             let line = text.get(self.at..self.at.saturating_add(len)).unwrap_or_default();
-            let spaces = line.iter().take_while(|&&b| b == b' ').count();
-            let rest = line.get(spaces..).unwrap_or_default();
-            let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
             if !self.ended {
-                if spaces == indent && (rest == b"-" || rest.starts_with(b"- ")) {
+                if item_indent(line) == Some(indent) {
                     self.items = self.items.saturating_add(1);
                     self.last = Some(self.at);
-                } else if spaces == 0 && !rest.is_empty() && rest.first() != Some(&b'#') {
+                } else if line.first().is_some_and(|&b| b != b' ' && b != b'#') {
                     self.ended = true;
                 }
             }
             self.at = self.at.saturating_add(len).saturating_add(1);
         }
     }
+}
+
+/// The indentation of a line that begins an item of a block sequence (`- ...`).
+fn item_indent(line: &[u8]) -> Option<usize> {
+    let indent = line.iter().take_while(|&&b| b == b' ').count();
+    let rest = line.get(indent..).unwrap_or_default();
+    (rest == b"-" || rest.starts_with(b"- ")).then_some(indent)
 }
 
 /// The length of the whole line at `at` of `text` (without its `\n`), or `None`
