@@ -4,9 +4,9 @@
 // wasm (`Worker.handle` answers requests and posts the replies itself). This file only
 // reads dropped files, chunk by chunk:
 //
-// - a recording (an uncompressed perf.data) is decoded as it streams in, its bytes
-//   not kept: wasm reads its header and sections by synchronous slices (fetch), then
-//   takes the record stream block by block
+// - an uncompressed perf.data or a BOLT YAML profile is decoded as it streams in,
+//   its bytes not kept: wasm reads a recording's header and sections by synchronous
+//   slices (fetch), then takes the rest block by block
 //
 //     file.stream() ──block──▶ worker.feed(doc, block)
 //
@@ -14,7 +14,7 @@
 //
 //     file.stream() ──chunk──▶ worker.slot(doc, len) ──address──▶ memory.buffer[address..] = chunk
 //
-// A recording whose bytes a request needs later (its dump, perf2bolt's branches,
+// A streamed file whose bytes a request needs later (its dump, perf2bolt's branches,
 // DWARF unwinding with new binaries) is read into memory then (`handle` names it).
 //
 // An open is the array [OpenFile, file]: file is a File/Blob (a handle: structured
@@ -37,7 +37,7 @@ const PROGRESS_STEP = 4 << 20;
 // The last folder offered ({ header, files }), for the recordings opened after it.
 let lastFolder = null;
 
-// The files of the recordings decoded as they streamed in (doc → File), read again
+// The files decoded as they streamed in (doc → File), read again
 // when a request needs their bytes, and those reads under way (doc → Promise).
 const streamed = new Map();
 const reading = new Map();
@@ -63,11 +63,11 @@ self.onmessage = async (event) => {
   }
 };
 
-// A request: answered by wasm, once the bytes of the recording it needs are read.
+// A request: answered by wasm, once the bytes of the file it needs are read.
 async function request(worker, memory, msg) {
   const doc = worker.handle(msg);
   if (doc === undefined) {
-    // A recording closed: its file is no longer wanted.
+    // A streamed file closed: it is no longer wanted.
     if ((streamed.has(msg.doc) || reading.has(msg.doc)) && !worker.is_open(msg.doc)) {
       streamed.delete(msg.doc);
       reading.delete(msg.doc);
@@ -78,7 +78,7 @@ async function request(worker, memory, msg) {
   worker.handle(msg);
 }
 
-// Reads a recording decoded as it streamed in into wasm memory (once, whoever asks).
+// Reads a file decoded as it streamed in into wasm memory (once, whoever asks).
 function readAgain(worker, memory, doc) {
   if (!reading.has(doc)) {
     const read = (async () => {
@@ -126,7 +126,8 @@ async function open(worker, memory, header, file) {
       worker.progress(doc, loaded, total);
     }
   };
-  // A recording is decoded as it streams in; anything it rejects is read whole.
+  // A recording or YAML profile is decoded as it streams in; what the stream
+  // rejects, and any other file, is read whole.
   let whole = file instanceof ArrayBuffer;
   const first = whole ? undefined : worker.stream_start(doc, total, (at, len) => readSlice(file, at, len));
   whole ||= first === undefined;

@@ -64,13 +64,32 @@ pub(super) struct RecordStream {
     /// Where the record stream starts and ends (a pipe's: the file's end).
     records: (u64, u64),
     fed: u64,
+    gathered: Gathered,
+    estimated: bool,
+}
+
+/// What a recording's records give as they arrive in time order.
+struct Gathered {
     reader: StackReader<'static>,
     /// The stack copies of `--call-graph dwarf` are unwound with no binary yet.
     unwinding: Symbolizer<'static>,
     samples: u64,
     /// The earliest and the latest sample time.
     times: Option<(u64, u64)>,
-    estimated: bool,
+}
+
+impl Gathered {
+    /// One record of the stream: its stacks, its samples counted and timed.
+    fn record(&mut self, perf: &PerfData<'_>, record: &perf::RecordAt<'_>) -> pgolens::Result<()> {
+        self.reader.record(perf, record, &self.unwinding);
+        if let Record::Sample(sample) = &record.record {
+            self.samples = self.samples.saturating_add(1);
+            if let Some(t) = sample.time {
+                self.times = Some(self.times.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What streaming a recording gave.
@@ -97,12 +116,8 @@ struct Parts {
 impl RecordStream {
     /// See [`Session::feed`].
     fn feed(&mut self, block: &[u8]) -> bool {
-        let RecordStream { stream, reader, unwinding, samples, times, .. } = self;
-        let fed = stream.feed(block, &mut |perf, record| {
-            visit(reader, unwinding, samples, times, perf, record);
-            Ok(())
-        });
-        if fed.is_err() {
+        let RecordStream { stream, gathered, .. } = self;
+        if stream.feed(block, &mut |perf, record| gathered.record(perf, record)).is_err() {
             return false;
         }
         self.fed = self.fed.saturating_add(block.len() as u64);
@@ -111,21 +126,18 @@ impl RecordStream {
             self.estimated = true;
             let left = stream_len.saturating_sub(self.fed);
             // The samples of the bytes left at the rate of those read, and a tenth more.
-            let guess = u128::from(self.samples).saturating_mul(u128::from(left)).saturating_mul(11);
+            let guess = u128::from(self.gathered.samples).saturating_mul(u128::from(left)).saturating_mul(11);
             let guess = guess.checked_div(u128::from(self.fed).saturating_mul(10)).unwrap_or(0);
-            self.reader.reserve_samples(usize::try_from(guess).unwrap_or(0));
+            self.gathered.reader.reserve_samples(usize::try_from(guess).unwrap_or(0));
         }
         true
     }
 
     /// See [`Session::stream_end`].
     fn end(self) -> Option<StreamedRecording> {
-        let RecordStream { detection, len, stream, mut reader, unwinding, mut samples, mut times, .. } = self;
-        let ended = stream.finish(&mut |perf, record| {
-            visit(&mut reader, &unwinding, &mut samples, &mut times, perf, record);
-            Ok(())
-        });
-        let perf = ended.ok()?;
+        let RecordStream { detection, len, stream, mut gathered, .. } = self;
+        let perf = stream.finish(&mut |perf, record| gathered.record(perf, record)).ok()?;
+        let Gathered { reader, times, .. } = gathered;
         let dsos = reader.dso_uses(&perf).unwrap_or_default();
         let stacks = reader.finish(&perf);
         Some(StreamedRecording { detection, len, perf, stacks, dsos, times })
@@ -162,10 +174,7 @@ impl Session {
             stream,
             records: (start, len),
             fed: 0,
-            reader,
-            unwinding: Symbolizer::new(),
-            samples: 0,
-            times: None,
+            gathered: Gathered { reader, unwinding: Symbolizer::new(), samples: 0, times: None },
             estimated: false,
         })));
         Some(start)
@@ -290,11 +299,6 @@ impl Session {
         }
     }
 
-    /// Whether the file was decoded as it streamed in and its bytes are not read.
-    pub fn unread(&self) -> bool {
-        self.decoded.as_ref().is_some_and(|d| d.unread)
-    }
-
     /// The bytes of a streamed file were read again into [`Session::slot`]s: its
     /// dump is built now, and the requests that need the bytes can be answered.
     pub fn loaded(&mut self) -> Result<(), Failure> {
@@ -313,23 +317,5 @@ impl Session {
         decoded.data = Rc::new(raw);
         decoded.unread = false;
         Ok(())
-    }
-}
-
-/// One record of the stream: its stacks, its samples counted and timed.
-fn visit(
-    reader: &mut StackReader<'static>,
-    unwinding: &Symbolizer<'static>,
-    samples: &mut u64,
-    times: &mut Option<(u64, u64)>,
-    perf: &PerfData<'_>,
-    record: &perf::RecordAt<'_>,
-) {
-    reader.record(perf, record, unwinding);
-    if let Record::Sample(sample) = &record.record {
-        *samples = samples.saturating_add(1);
-        if let Some(t) = sample.time {
-            *times = Some(times.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
-        }
     }
 }
