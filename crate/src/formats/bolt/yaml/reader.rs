@@ -79,6 +79,17 @@ fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
+/// What may follow a `:` that ends a key: a blank or the line's end.
+fn is_separator(b: u8) -> bool {
+    is_blank(b) || b == b'\n' || b == b'\r'
+}
+
+/// Bytes that are part of a plain scalar wherever they stand: not a blank, a
+/// line end, `#`, `:` or a flow indicator, each of which depends on its context.
+fn is_ordinary(b: u8) -> bool {
+    !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'#' | b':' | b',' | b'[' | b']' | b'{' | b'}')
+}
+
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         Reader { data, pos: 0, line: 1, line_start: 0, flow_wrapped: false }
@@ -110,16 +121,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Moves over `n` bytes that hold no line end (the scans below count them
+    /// first, rather than stepping a byte at a time past a line-end check).
+    fn advance(&mut self, n: usize) {
+        self.pos = self.pos.saturating_add(n).min(self.data.len());
+    }
+
     fn skip_blanks(&mut self) {
-        while self.peek().is_some_and(is_blank) {
-            self.bump();
-        }
+        let n = self.rest().iter().take_while(|&&b| is_blank(b)).count();
+        self.advance(n);
     }
 
     fn skip_to_line_end(&mut self) {
-        while self.peek().is_some_and(|b| b != b'\n') {
-            self.bump();
-        }
+        let rest = self.rest();
+        self.advance(memchr::memchr(b'\n', rest).unwrap_or(rest.len()));
     }
 
     /// After a value: blanks, an optional comment, then the end of the line.
@@ -152,11 +167,8 @@ impl<'a> Reader<'a> {
             if self.pos != self.line_start {
                 return Err(self.here().error("a new line"));
             }
-            let mut indent = 0usize;
-            while self.peek() == Some(b' ') {
-                self.bump();
-                indent = indent.saturating_add(1);
-            }
+            let indent = self.rest().iter().take_while(|&&b| b == b' ').count();
+            self.advance(indent);
             match self.peek() {
                 None => return Ok(None),
                 Some(b'\t') => {
@@ -318,22 +330,20 @@ impl<'a> Reader<'a> {
                 return Err(pos.error("a plain or quoted key"));
             }
             _ => {
-                let start = self.pos;
+                let rest = self.rest();
+                let mut i = 0usize;
                 loop {
-                    match self.peek() {
+                    match rest.get(i) {
                         None | Some(b'\n' | b'\r') => return Err(pos.error("':' after the key")),
-                        Some(b':') if self.peek_at(1).is_none_or(|b| is_blank(b) || b == b'\n' || b == b'\r') => break,
-                        Some(b'#')
-                            if self.pos > start
-                                && self.data.get(self.pos.wrapping_sub(1)).is_some_and(|&b| is_blank(b)) =>
-                        {
+                        Some(b':') if rest.get(i.saturating_add(1)).is_none_or(|&b| is_separator(b)) => break,
+                        Some(b'#') if i > 0 && rest.get(i.wrapping_sub(1)).is_some_and(|&b| is_blank(b)) => {
                             return Err(pos.error("':' after the key"));
                         }
-                        Some(_) => self.bump(),
+                        Some(_) => i = i.saturating_add(1),
                     }
                 }
-                let raw = self.data.get(start..self.pos).unwrap_or_default();
-                Cow::Borrowed(raw.trim_ascii_end())
+                self.advance(i);
+                Cow::Borrowed(rest.get(..i).unwrap_or_default().trim_ascii_end())
             }
         };
         self.skip_blanks();
@@ -372,37 +382,41 @@ impl<'a> Reader<'a> {
                 Err(pos.error("a plain scalar (anchors, aliases, tags and block scalars are not used by BOLT)"))
             }
             Some(_) => {
-                let start = self.pos;
-                let mut end = start;
+                let rest = self.rest();
+                // `i` scans, `end` follows the last byte that is not a blank.
+                let (mut i, mut end) = (0usize, 0usize);
                 loop {
-                    match self.peek() {
+                    // Most bytes of a scalar are ordinary: taken in one run.
+                    let run = rest.get(i..).unwrap_or_default().iter().take_while(|&&b| is_ordinary(b)).count();
+                    if run > 0 {
+                        i = i.saturating_add(run);
+                        end = i;
+                    }
+                    match rest.get(i) {
                         None | Some(b'\n' | b'\r') => break,
-                        Some(b'#')
-                            if self.pos > start
-                                && self.data.get(self.pos.wrapping_sub(1)).is_some_and(|&b| is_blank(b)) =>
-                        {
-                            break
-                        }
+                        Some(b'#') if i > 0 && rest.get(i.wrapping_sub(1)).is_some_and(|&b| is_blank(b)) => break,
                         Some(b':')
-                            if self.peek_at(1).is_none_or(|b| {
-                                is_blank(b) || b == b'\n' || b == b'\r' || (flow && b",[]{}".contains(&b))
-                            }) =>
+                            if rest
+                                .get(i.saturating_add(1))
+                                .is_none_or(|&b| is_separator(b) || (flow && b",[]{}".contains(&b))) =>
                         {
                             if key {
                                 break;
                             }
+                            self.advance(i);
                             return Err(self.here().error("a scalar (': ' inside a plain scalar)"));
                         }
                         Some(b',' | b']' | b'}' | b'[' | b'{') if flow => break,
-                        Some(b) => {
-                            self.bump();
+                        Some(&b) => {
+                            i = i.saturating_add(1);
                             if !is_blank(b) {
-                                end = self.pos;
+                                end = i;
                             }
                         }
                     }
                 }
-                Ok(Scalar { text: Cow::Borrowed(self.data.get(start..end).unwrap_or_default()), pos })
+                self.advance(i);
+                Ok(Scalar { text: Cow::Borrowed(rest.get(..end).unwrap_or_default()), pos })
             }
         }
     }
@@ -416,6 +430,13 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let mut owned: Option<Vec<u8>> = None;
         loop {
+            // The run of bytes that stand for themselves, taken at once.
+            let rest = self.rest();
+            let run = rest.iter().take_while(|&&b| b != quote && b != b'\\' && b != b'\n' && b != b'\r').count();
+            if let Some(buf) = owned.as_mut() {
+                buf.extend_from_slice(rest.get(..run).unwrap_or_default());
+            }
+            self.advance(run);
             let at = self.pos;
             match self.peek() {
                 None | Some(b'\n' | b'\r') => return Err(pos.error("the closing quote on the same line")),

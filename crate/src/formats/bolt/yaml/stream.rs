@@ -327,7 +327,7 @@ fn item_indent(line: &[u8]) -> Option<usize> {
 /// again with every block.
 fn whole_line(text: &[u8], at: usize, searched: &mut usize) -> Option<usize> {
     let from = at.saturating_add(*searched);
-    match text.get(from..).and_then(|rest| rest.iter().position(|&b| b == b'\n')) {
+    match text.get(from..).and_then(|rest| memchr::memchr(b'\n', rest)) {
         Some(i) => {
             *searched = 0;
             Some(from.saturating_sub(at).saturating_add(i))
