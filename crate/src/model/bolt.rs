@@ -15,6 +15,7 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 
 use crate::formats::bolt::fdata::{Fdata, SymbolKind};
 use crate::formats::bolt::yaml;
@@ -623,11 +624,32 @@ impl Column {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionRow {
     pub name: String,
-    pub demangled: Option<String>,
+    /// Made when first asked for ([`FunctionRow::demangled`]): a table shows a
+    /// page of rows, and demangling every name of a profile of 80,000 functions
+    /// took longer than decoding it.
+    demangled: OnceCell<Option<String>>,
     pub numbers: FunctionNumbers,
 }
 
-/// The function table of a BOLT profile, sortable by any [`Column`].
+impl FunctionRow {
+    pub fn new(name: String, numbers: FunctionNumbers) -> FunctionRow {
+        FunctionRow { name, demangled: OnceCell::new(), numbers }
+    }
+
+    /// The name demangled, where it is a mangled one.
+    pub fn demangled(&self) -> Option<&str> {
+        self.demangled.get_or_init(|| demangle_local(&self.name)).as_deref()
+    }
+
+    /// The name a table shows: demangled, else as the profile spells it.
+    pub fn shown(&self) -> &str {
+        self.demangled().unwrap_or(&self.name)
+    }
+}
+
+/// The function table of a BOLT profile, sortable by any [`Column`]. Names are
+/// demangled on demand: a row's when it is shown, every row's before the first
+/// sort by name or name filter (as [`super::functions::FunctionTable`] does).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FunctionRows {
     pub rows: Vec<FunctionRow>,
@@ -651,10 +673,7 @@ impl FunctionRows {
     /// Rows from (raw name, numbers), demangled, with the total weight.
     fn new(functions: impl Iterator<Item = (Vec<u8>, FunctionNumbers)>) -> FunctionRows {
         let rows: Vec<FunctionRow> = functions
-            .map(|(name, numbers)| {
-                let name = String::from_utf8_lossy(&name).into_owned();
-                FunctionRow { demangled: demangle_local(&name), name, numbers }
-            })
+            .map(|(name, numbers)| FunctionRow::new(String::from_utf8_lossy(&name).into_owned(), numbers))
             .collect();
         let weight =
             rows.iter().map(|r| r.numbers.branches.saturating_add(r.numbers.calls_out)).fold(0, u64::saturating_add);
@@ -679,19 +698,29 @@ impl FunctionRows {
         }
     }
 
-    /// Row ids in `column` order (ties by name); `None` values last.
+    /// Row ids in `column` order, ties by row id (ascending either way); `None`
+    /// values below every value.
     pub fn sorted(&self, column: Column, descending: bool) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..self.rows.len()).filter_map(|i| u32::try_from(i).ok()).collect();
-        let name = |id: u32| self.rows.get(id as usize).map(|r| r.demangled.as_deref().unwrap_or(&r.name));
-        order.sort_by(|&a, &b| {
-            let by_value = match column {
-                Column::Name => name(a).cmp(&name(b)),
-                _ => self.value(a, column).cmp(&self.value(b, column)),
-            };
-            let by_value = if descending { by_value.reverse() } else { by_value };
-            by_value.then_with(|| name(a).cmp(&name(b)))
-        });
-        order
+        let ids = (0..self.rows.len()).filter_map(|i| u32::try_from(i).ok());
+        if column == Column::Name {
+            let mut order: Vec<u32> = ids.collect();
+            let name = |id: u32| self.rows.get(id as usize).map(FunctionRow::shown);
+            order.sort_by(|&a, &b| {
+                let by_name = name(a).cmp(&name(b));
+                let by_name = if descending { by_name.reverse() } else { by_name };
+                by_name.then(a.cmp(&b))
+            });
+            return order;
+        }
+        // Keys first: sorting (key, id) pairs touches no row, and no name.
+        let mut keyed: Vec<(u64, u32)> = ids
+            .map(|id| {
+                let key = self.value(id, column).map_or(0, |v| v.saturating_add(1));
+                (if descending { !key } else { key }, id)
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, id)| id).collect()
     }
 
     /// The ids of `order` whose name (raw or demangled) contains `text`.
@@ -705,7 +734,7 @@ impl FunctionRows {
             .filter(|&id| {
                 self.rows
                     .get(id as usize)
-                    .is_some_and(|r| r.name.contains(text) || r.demangled.as_deref().is_some_and(|d| d.contains(text)))
+                    .is_some_and(|r| r.name.contains(text) || r.demangled().is_some_and(|d| d.contains(text)))
             })
             .collect()
     }
@@ -722,4 +751,42 @@ fn demangle_local(name: &str) -> Option<String> {
         Some(n) => alloc::format!("{demangled} /{n}"),
         None => demangled,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> FunctionRows {
+        let row = |name: &str, exec_count: u64, branches: u64| {
+            (name.as_bytes().to_vec(), FunctionNumbers { exec_count, branches, ..FunctionNumbers::default() })
+        };
+        FunctionRows::new(
+            [row("_Z1bv", 5, 10), row("_ZN3foo3barEv/1", 5, 0), row("c", 9, 3), row("_Z1av", 5, 0)].into_iter(),
+        )
+    }
+
+    #[test]
+    fn rows_sort_by_value_with_ties_by_row_and_demangle_only_what_is_asked() {
+        let t = rows();
+        assert_eq!(t.sorted(Column::Exec, true), [2, 0, 1, 3]);
+        assert_eq!(t.sorted(Column::Exec, false), [0, 1, 3, 2]);
+        assert_eq!(t.sorted(Column::Mispredicted, true), [0, 2, 1, 3], "no branches: no rate, below every rate");
+        assert!(t.rows.iter().all(|r| r.demangled.get().is_none()), "sorting by a number demangles nothing");
+        assert_eq!(t.rows.get(1).map(FunctionRow::shown), Some("foo::bar() /1"));
+        assert_eq!(t.rows.get(2).map(FunctionRow::shown), Some("c"));
+        assert!(t.rows.first().is_some_and(|r| r.demangled.get().is_none()), "only the rows shown");
+    }
+
+    #[test]
+    fn rows_sort_and_filter_by_demangled_name() {
+        let t = rows();
+        // a() < b() < c < foo::bar() /1
+        assert_eq!(t.sorted(Column::Name, false), [3, 0, 2, 1]);
+        assert_eq!(t.sorted(Column::Name, true), [1, 2, 0, 3]);
+        let all = t.sorted(Column::Exec, true);
+        assert_eq!(t.filter(&all, "foo::"), [1], "the demangled name");
+        assert_eq!(t.filter(&all, "_Z1"), [0, 3], "the raw name");
+        assert_eq!(t.weight, 13);
+    }
 }

@@ -132,11 +132,8 @@ impl BoltView {
             count,
             |&id| {
                 let row = rows.rows.get(id as usize)?;
-                let mut cells = alloc::vec![Cell::Name {
-                    text: row.demangled.clone().unwrap_or_else(|| row.name.clone()),
-                    raw: Some(row.name.clone()),
-                    tag: None,
-                }];
+                let mut cells =
+                    alloc::vec![Cell::Name { text: row.shown().into(), raw: Some(row.name.clone()), tag: None }];
                 cells.extend(shown.iter().map(|&c| match (c, rows.value(id, c)) {
                     (Column::Mispredicted, Some(ppm)) => Cell::Ppm(u32::try_from(ppm).unwrap_or(u32::MAX)),
                     (_, Some(v)) => Cell::Count(v),
@@ -414,7 +411,7 @@ impl BoltView {
         Ok(CfgGraph {
             function: id,
             name: cfg.name.clone(),
-            demangled: row.and_then(|r| r.demangled.clone()),
+            demangled: row.and_then(|r| r.demangled().map(Into::into)),
             exec_count: row.map_or(cfg.exec_count, |r| r.numbers.exec_count),
             max_count: edges.iter().filter_map(|e| e.count).max().unwrap_or(0),
             blocks,
