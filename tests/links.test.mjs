@@ -84,6 +84,36 @@ test('the files are named by size, fingerprint and name; a link of the demo alon
   await page.close();
 });
 
+test('a file decoded as it streams in is fingerprinted as it is read: a recording (its head read by slices) and a YAML of three blocks', async () => {
+  const { page, errors } = await newPage();
+  await page.goto(server.url);
+  await status(page, 'instrprof-raw');
+  const recording = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.cpuclock.perf.data'));
+  // A real profile, then comment lines past two of the glue's 4 MiB blocks.
+  const yaml = Buffer.concat([
+    await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.instr.yaml')),
+    Buffer.from('# padding past the second block\n'.repeat(300000)),
+  ]);
+  assert.ok(yaml.length > 8 << 20);
+  const files = [
+    { name: 'cprog.cpuclock.perf.data', bytes: recording },
+    { name: 'padded.yaml', bytes: yaml },
+  ];
+  for (const file of files) {
+    await dropFiles(page, [file]);
+    const value = `${file.bytes.length}.${fingerprint(file.bytes).slice(0, 12)}.${file.name}`;
+    await page.waitForFunction(
+      (v) => new URLSearchParams(location.hash.slice(1)).getAll('file').includes(v),
+      value,
+      { timeout: 30000 },
+    );
+  }
+  // (A file the stream rejects is read whole, and fingerprinted as it is read too.)
+  await status(page, 'bolt-yaml');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a reload asks for the sorted, filtered table’s file, checks it and restores the view', async () => {
   const { page, errors } = await newPage();
   await page.goto(server.url);
