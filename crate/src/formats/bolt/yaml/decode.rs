@@ -112,7 +112,22 @@ fn llvm_unsigned(text: &[u8]) -> Option<u64> {
     if digits.is_empty() {
         return None;
     }
+    // Up to this many digits cannot overflow: no checked multiply per digit (a
+    // 128-bit one on wasm32, where it was a tenth of the decode).
+    let safe = match radix {
+        16 => 16,
+        10 => 19,
+        8 => 21,
+        _ => 64,
+    };
     let mut value = 0u64;
+    if digits.len() <= safe {
+        for &b in digits {
+            let d = char::from(b).to_digit(radix)?;
+            value = value.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d));
+        }
+        return Some(value);
+    }
     for &b in digits {
         let d = char::from(b).to_digit(radix)?;
         value = value.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
@@ -617,5 +632,21 @@ mod tests {
         assert_eq!(llvm_unsigned(b"-1"), None);
         assert_eq!(llvm_unsigned(b"18446744073709551616"), None);
         assert_eq!(llvm_unsigned(b"18446744073709551615"), Some(u64::MAX));
+    }
+
+    #[test]
+    fn numbers_overflow_only_past_u64_whatever_their_digits() {
+        // The longest strings read without overflow checks, and one digit more.
+        assert_eq!(llvm_unsigned(b"9999999999999999999"), Some(9_999_999_999_999_999_999));
+        assert_eq!(llvm_unsigned(b"99999999999999999999"), None);
+        assert_eq!(llvm_unsigned(b"0xFFFFFFFFFFFFFFFF"), Some(u64::MAX));
+        assert_eq!(llvm_unsigned(b"0x1FFFFFFFFFFFFFFFF"), None);
+        assert_eq!(llvm_unsigned(b"0x00000000000000001"), Some(1), "leading zeros are not overflow");
+        assert_eq!(llvm_unsigned(b"01777777777777777777777"), Some(u64::MAX));
+        assert_eq!(llvm_unsigned(b"02000000000000000000000"), None);
+        let ones = [b'1'; 64];
+        assert_eq!(llvm_unsigned(&[b"0b".as_slice(), &ones].concat()), Some(u64::MAX));
+        assert_eq!(llvm_unsigned(&[b"0b1".as_slice(), &ones].concat()), None);
+        assert_eq!(llvm_unsigned(b"0x12G4"), None, "a bad digit inside the fast path");
     }
 }

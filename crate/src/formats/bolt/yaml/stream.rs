@@ -60,8 +60,7 @@ pub struct YamlStream {
     piece: usize,
     /// Pieces decoded so far.
     pieces: usize,
-    /// Lines of the text fed so far (as [`crate::read::Lines`] counts them, once finished).
-    newlines: u64,
+    /// The text's last byte so far: whether its last line is terminated.
     last_byte: Option<u8>,
 }
 
@@ -78,14 +77,12 @@ impl YamlStream {
             profile: None,
             piece: piece.max(1),
             pieces: 0,
-            newlines: 0,
             last_byte: None,
         }
     }
 
     /// Feeds the next bytes of the text.
     pub fn feed(&mut self, block: &[u8]) -> Result<()> {
-        self.newlines = self.newlines.saturating_add(block.iter().filter(|&&b| b == b'\n').count() as u64);
         if let Some(&last) = block.last() {
             self.last_byte = Some(last);
         }
@@ -138,7 +135,11 @@ impl YamlStream {
     /// byte was fed).
     pub fn lines(&self) -> u64 {
         let unterminated = self.last_byte.is_some_and(|b| b != b'\n');
-        self.newlines.saturating_add(u64::from(unterminated))
+        // The lines decoded, then those still pending.
+        self.pending_line
+            .saturating_sub(1)
+            .saturating_add(newlines(&self.pending))
+            .saturating_add(u64::from(unterminated))
     }
 
     /// Decodes `pending[..cut]` (whole items, or the rest of the text) as a piece.
@@ -173,7 +174,7 @@ impl YamlStream {
             None => self.profile = Some((piece, version_pos)),
             Some((profile, _)) => append(profile, piece, head_lines, moved),
         }
-        let lines = body.iter().filter(|&&b| b == b'\n').count() as u64;
+        let lines = newlines(body);
         self.pending_line = self.pending_line.saturating_add(lines);
         self.pending.drain(..cut.min(self.pending.len()));
         Ok(())
@@ -335,6 +336,45 @@ fn whole_line(text: &[u8], at: usize, searched: &mut usize) -> Option<usize> {
         None => {
             *searched = text.len().saturating_sub(at);
             None
+        }
+    }
+}
+
+/// The `\n` bytes of `bytes`, eight at a time (exact: a word's byte is `\n` where
+/// its XOR with `\n` is zero, and the test below carries nothing between bytes).
+fn newlines(bytes: &[u8]) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const LINE_ENDS: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut words = bytes.chunks_exact(8);
+    let mut n = 0u64;
+    for word in &mut words {
+        let x = u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or_default()) ^ LINE_ENDS;
+        // Each byte's high bit: set where the byte is not zero.
+        let nonzero = (x & LOW7).wrapping_add(LOW7) | x;
+        n = n.saturating_add(u64::from((!nonzero & !LOW7).count_ones()));
+    }
+    n.saturating_add(words.remainder().iter().filter(|&&b| b == b'\n').count() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::newlines;
+
+    #[test]
+    fn newlines_are_counted_exactly_in_every_position() {
+        // Every byte value beside a line end, in every position of a word and of
+        // the tail: only `\n` counts.
+        for value in 0..=255u8 {
+            for len in 0..20 {
+                for at in 0..len {
+                    let mut bytes = alloc::vec![value; len];
+                    if let Some(b) = bytes.get_mut(at) {
+                        *b = b'\n';
+                    }
+                    let expected = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+                    assert_eq!(newlines(&bytes), expected, "value {value:#x}, length {len}, line end at {at}");
+                }
+            }
         }
     }
 }
