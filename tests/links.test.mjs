@@ -84,7 +84,7 @@ test('the files are named by size, fingerprint and name; a link of the demo alon
   await page.close();
 });
 
-test('a file decoded as it streams in is fingerprinted as it is read: a recording (its head read by slices) and a YAML of three blocks', async () => {
+test('a file decoded as it streams in is named by the fingerprint of its bytes: a recording (its head read by slices) and a YAML of three blocks', async () => {
   const { page, errors } = await newPage();
   await page.goto(server.url);
   await status(page, 'instrprof-raw');
@@ -108,7 +108,6 @@ test('a file decoded as it streams in is fingerprinted as it is read: a recordin
       { timeout: 30000 },
     );
   }
-  // (A file the stream rejects is read whole, and fingerprinted as it is read too.)
   await status(page, 'bolt-yaml');
   assert.deepEqual(errors, []);
   await page.close();

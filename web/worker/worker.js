@@ -66,6 +66,7 @@ self.onmessage = async (event) => {
 // A request: answered by wasm, once the bytes of the file it needs are read.
 async function request(worker, memory, msg) {
   const doc = worker.handle(msg);
+  answered(msg.doc);
   if (doc === undefined) {
     // A streamed file closed: it is no longer wanted.
     if ((streamed.has(msg.doc) || reading.has(msg.doc)) && !worker.is_open(msg.doc)) {
@@ -76,6 +77,35 @@ async function request(worker, memory, msg) {
   }
   await readAgain(worker, memory, doc);
   worker.handle(msg);
+  answered(msg.doc);
+}
+
+// How long a file's views must ask nothing before it is hashed, and the quiet
+// periods under way (doc → restart).
+const QUIET_MS = 250;
+const quiet = new Map();
+
+// Resolves once no request of `doc` was answered for QUIET_MS: what its first views
+// asked for is done. Hashing a file while they are computed delayed them on a
+// machine of two cores (hashed as it streamed in, a 953 MB recording's flame graph
+// came 2 s later; hashed at once after the open, a 100 MB YAML's first rows 0.4 s).
+function settled(doc) {
+  return new Promise((resolve) => {
+    let timer;
+    const restart = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        quiet.delete(doc);
+        resolve();
+      }, QUIET_MS);
+    };
+    quiet.set(doc, restart);
+    restart();
+  });
+}
+
+function answered(doc) {
+  quiet.get(doc)?.();
 }
 
 // Reads a file decoded as it streamed in into wasm memory (once, whoever asks).
@@ -127,28 +157,22 @@ async function open(worker, memory, header, file) {
     }
   };
   // A recording or YAML profile is decoded as it streams in; what the stream
-  // rejects, and any other file, is read whole. Either way the file is hashed as
-  // it is read, in order, for its fingerprint: not read again for it.
+  // rejects, and any other file, is read whole.
   let whole = file instanceof ArrayBuffer;
   const first = whole ? undefined : worker.stream_start(doc, total, (at, len) => readSlice(file, at, len));
   whole ||= first === undefined;
-  let fingerprint = Fingerprint.start();
   if (!whole) {
     streamed.set(doc, file);
-    // What precedes the record stream was read by slices: hashed first.
-    if (first > 0) await fingerprint?.update(readSlice(file, 0, first));
     for await (const block of readChunks(file.slice(first))) {
       const fed = worker.feed(doc, block);
       if (fed === 0) return; // closed (the loop ends the reader)
       if (fed === 2) break;
       progress(block.length);
-      await fingerprint?.update(block);
     }
     whole = !worker.stream_end(doc);
     if (whole) {
       streamed.delete(doc);
       loaded = posted = 0;
-      fingerprint = Fingerprint.start();
     }
   }
   if (whole) {
@@ -161,12 +185,10 @@ async function open(worker, memory, header, file) {
     };
     if (file instanceof ArrayBuffer) {
       if (!write(new Uint8Array(file))) return;
-      await fingerprint?.update(new Uint8Array(file));
     } else {
       for await (const value of readChunks(file)) {
         if (!write(value)) return; // closed or out of memory (the loop ends the reader)
         progress(value.length);
-        await fingerprint?.update(value);
       }
     }
   }
@@ -174,7 +196,11 @@ async function open(worker, memory, header, file) {
   // A folder given before this recording was open (dropped first, or read while
   // the recording streamed in) names it now.
   if (lastFolder && worker.folder_wanted()) await folder(worker, memory, lastFolder.header, lastFolder.files, true);
-  worker.fingerprint(doc, fingerprint ? await fingerprint.finish() : '', total);
+  // Hashed once the file is shown and its first views are drawn (their requests
+  // settled); later requests are answered between the blocks (this handler yields
+  // at each). The file is read again for it (from the OS's cache, or the buffer).
+  await settled(doc);
+  worker.fingerprint(doc, await fingerprintOf(file), total);
 }
 
 // A folder offered to the open recordings ([SymbolsFolder, File[]]): each file's
@@ -237,12 +263,24 @@ function readSlice(file, at, len) {
   return new Uint8Array(new FileReaderSync().readAsArrayBuffer(file.slice(at, at + len)));
 }
 
+/** The file's fingerprint; empty where WebCrypto is not offered. */
+async function fingerprintOf(file) {
+  const fingerprint = Fingerprint.start();
+  if (!fingerprint) return '';
+  if (file instanceof ArrayBuffer) {
+    await fingerprint.update(new Uint8Array(file));
+  } else {
+    for await (const value of readChunks(file)) await fingerprint.update(value);
+  }
+  return fingerprint.finish();
+}
+
 // A file's fingerprint, what a link names it by: SHA-256 over the SHA-256 digests of
 // its 4 MiB blocks. A hash list rather than one SHA-256, so that WebCrypto (native
-// code, on the browser's own threads) hashes it block by block as it is read and
-// decoded, with a bounded number of blocks in flight. Empty where WebCrypto is not
-// offered (a page served over plain http from another machine): links then match
-// files by size only.
+// code, on the browser's own threads) hashes it block by block as it is read, with a
+// bounded number of blocks in flight, and the worker stays free between blocks.
+// Empty where WebCrypto is not offered (a page served over plain http from another
+// machine): links then match files by size only.
 class Fingerprint {
   static BLOCK = 4 << 20;
   // Blocks hashed at once; each holds a copy of its 4 MiB until hashed.
