@@ -80,9 +80,11 @@ async function request(worker, memory, msg) {
   answered(msg.doc);
 }
 
-// How long a file's views must ask nothing before it is hashed, and the quiet
-// periods under way (doc → restart).
+// How long a file's views must ask nothing before it is hashed (and the longest
+// wait, were they never to stop asking), and the quiet periods under way (doc →
+// restart).
 const QUIET_MS = 250;
+const SETTLE_MAX_MS = 5000;
 const quiet = new Map();
 
 // Resolves once no request of `doc` was answered for QUIET_MS: what its first views
@@ -92,12 +94,16 @@ const quiet = new Map();
 function settled(doc) {
   return new Promise((resolve) => {
     let timer;
+    const done = () => {
+      clearTimeout(timer);
+      clearTimeout(longest);
+      quiet.delete(doc);
+      resolve();
+    };
+    const longest = setTimeout(done, SETTLE_MAX_MS);
     const restart = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        quiet.delete(doc);
-        resolve();
-      }, QUIET_MS);
+      timer = setTimeout(done, QUIET_MS);
     };
     quiet.set(doc, restart);
     restart();
