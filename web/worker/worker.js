@@ -80,9 +80,11 @@ async function request(worker, memory, msg) {
   answered(msg.doc);
 }
 
-// How long a file's views must ask nothing before it is hashed (and the longest
-// wait, were they never to stop asking), and the quiet periods under way (doc →
-// restart).
+// A file larger than this is hashed once its views ask nothing for QUIET_MS
+// (SETTLE_MAX_MS at most, were they never to stop asking); a smaller one at once,
+// as its hash takes a few milliseconds and a link made right after the open names
+// the file by it. The quiet periods under way: doc → restart.
+const HASH_AT_ONCE_BELOW = 16 << 20;
 const QUIET_MS = 250;
 const SETTLE_MAX_MS = 5000;
 const quiet = new Map();
@@ -202,10 +204,10 @@ async function open(worker, memory, header, file) {
   // A folder given before this recording was open (dropped first, or read while
   // the recording streamed in) names it now.
   if (lastFolder && worker.folder_wanted()) await folder(worker, memory, lastFolder.header, lastFolder.files, true);
-  // Hashed once the file is shown and its first views are drawn (their requests
+  // Hashed once the file is shown (a large one once its first views' requests
   // settled); later requests are answered between the blocks (this handler yields
   // at each). The file is read again for it (from the OS's cache, or the buffer).
-  await settled(doc);
+  if (total >= HASH_AT_ONCE_BELOW) await settled(doc);
   worker.fingerprint(doc, await fingerprintOf(file), total);
 }
 
