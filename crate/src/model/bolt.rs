@@ -21,6 +21,7 @@ use crate::formats::bolt::fdata::{Fdata, SymbolKind};
 use crate::formats::bolt::yaml;
 use crate::formats::perf::perf2bolt::binary::Binary;
 use crate::formats::perf::perf2bolt::cfg;
+use crate::model::functions::{ids_by_key, none_lowest};
 
 /// One basic block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -648,8 +649,8 @@ impl FunctionRow {
 }
 
 /// The function table of a BOLT profile, sortable by any [`Column`]. Names are
-/// demangled on demand: a row's when it is shown, every row's before the first
-/// sort by name or name filter (as [`super::functions::FunctionTable`] does).
+/// demangled on demand: a row's when it is shown, sorted by name, or matched by a
+/// filter its raw name does not match.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FunctionRows {
     pub rows: Vec<FunctionRow>,
@@ -670,7 +671,7 @@ impl FunctionRows {
         FunctionRows::new(profile.functions.iter().map(|f| f.name.to_vec()).zip(yaml_functions(profile)))
     }
 
-    /// Rows from (raw name, numbers), demangled, with the total weight.
+    /// Rows from (raw name, numbers), with the total weight.
     fn new(functions: impl Iterator<Item = (Vec<u8>, FunctionNumbers)>) -> FunctionRows {
         let rows: Vec<FunctionRow> = functions
             .map(|(name, numbers)| FunctionRow::new(String::from_utf8_lossy(&name).into_owned(), numbers))
@@ -712,15 +713,8 @@ impl FunctionRows {
             });
             return order;
         }
-        // Keys first: sorting (key, id) pairs touches no row, and no name.
-        let mut keyed: Vec<(u64, u32)> = ids
-            .map(|id| {
-                let key = self.value(id, column).map_or(0, |v| v.saturating_add(1));
-                (if descending { !key } else { key }, id)
-            })
-            .collect();
-        keyed.sort_unstable();
-        keyed.into_iter().map(|(_, id)| id).collect()
+        // By key: no name is compared, so none is demangled.
+        ids_by_key(ids.map(|id| (none_lowest(self.value(id, column)), id)), descending)
     }
 
     /// The ids of `order` whose name (raw or demangled) contains `text`.

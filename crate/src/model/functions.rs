@@ -238,19 +238,7 @@ impl FunctionTable {
             });
             return order;
         }
-        // Keys first: sorting (key, id) pairs touches no row memory.
-        let mut keyed: Vec<(u64, u32)> = self
-            .rows
-            .iter()
-            .zip(ids)
-            .map(|(row, id)| {
-                // None below every value: shift values up by one.
-                let key = row.stats.key(column).map_or(0, |k| k.saturating_add(1));
-                (if descending { !key } else { key }, id)
-            })
-            .collect();
-        keyed.sort_unstable();
-        keyed.into_iter().map(|(_, id)| id).collect()
+        ids_by_key(self.rows.iter().zip(ids).map(|(row, id)| (none_lowest(row.stats.key(column)), id)), descending)
     }
 
     /// The ids in `order` whose raw or demangled name contains `needle`, ignoring
@@ -275,6 +263,20 @@ impl FunctionTable {
             })
             .collect()
     }
+}
+
+/// Row ids ordered by their sort keys, ties by id (ascending either way). Keys
+/// first: sorting (key, id) pairs touches no row memory.
+pub fn ids_by_key(keys: impl Iterator<Item = (u64, u32)>, descending: bool) -> Vec<u32> {
+    let mut keyed: Vec<(u64, u32)> = keys.map(|(key, id)| (if descending { !key } else { key }, id)).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, id)| id).collect()
+}
+
+/// A value that may be missing as a sort key: `None` below every value (values
+/// shifted up by one).
+pub fn none_lowest(value: Option<u64>) -> u64 {
+    value.map_or(0, |v| v.saturating_add(1))
 }
 
 /// Whether `hay` contains `needle` (already lower case), ignoring ASCII case.

@@ -31,7 +31,7 @@ use crate::formats::sample::model::{
     CallTarget, Frame, FunctionSamples, LineLocation, Name, NameId, Names, Profile, MAX_DEPTH,
 };
 use crate::model::demangle::demangle;
-use crate::model::functions::{Column as NameColumn, FunctionTable, Stats};
+use crate::model::functions::{ids_by_key, Column as NameColumn, FunctionTable, Stats};
 use crate::model::stacks::{CallNode, CallTree, FrameId, FrameKind, NodeId, StackProfile, NO_FRAME, ROOT};
 
 /// The one event of a sample profile's stacks.
@@ -286,18 +286,12 @@ impl SampleTable {
             });
             return order;
         }
-        let mut keyed: Vec<(u64, u32)> = self
-            .stats
-            .iter()
-            .zip(ids)
-            .map(|(s, id)| {
-                let key =
-                    if column == Column::Md5 { self.md5.get(id as usize).copied().unwrap_or(0) } else { column.key(s) };
-                (if descending { !key } else { key }, id)
-            })
-            .collect();
-        keyed.sort_unstable();
-        keyed.into_iter().map(|(_, id)| id).collect()
+        let keys = self.stats.iter().zip(ids).map(|(s, id)| {
+            let key =
+                if column == Column::Md5 { self.md5.get(id as usize).copied().unwrap_or(0) } else { column.key(s) };
+            (key, id)
+        });
+        ids_by_key(keys, descending)
     }
 
     /// The ids in `order` whose raw or demangled name (or context) contains
