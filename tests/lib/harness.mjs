@@ -91,6 +91,8 @@ export async function launch() {
       '--disable-component-update',
       '--disable-sync',
       '--enable-precise-memory-info',
+      // Extra flags for a bench run (space-separated), e.g. --js-flags=--no-liftoff.
+      ...(process.env.PGOLENS_CHROMIUM_ARGS?.split(' ').filter(Boolean) ?? []),
     ],
   });
   return {
