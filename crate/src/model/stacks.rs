@@ -276,7 +276,6 @@ impl StackProfile {
             hash,
             |id| frames.get(id as usize).is_some_and(|f| f.name == name && f.dso == dso && f.kind == kind),
             next,
-            |id| frames.get(id as usize).map_or(0, |f| frame_hash(&f.name, f.dso, f.kind)),
         );
         if new {
             frames.push(Frame { name: String::from(name), dso, kind, raw: None, file: None, line: None });
@@ -350,6 +349,13 @@ impl StackProfile {
     /// The node of a whole stack, frames from the root (outermost caller) to the leaf.
     pub fn stack(&mut self, frames: &[FrameId]) -> Option<NodeId> {
         frames.iter().try_fold(ROOT, |node, &f| self.child(node, f))
+    }
+
+    /// Frees what only adding stacks needs (the table that finds a node by its
+    /// parent and frame: a third of a large profile's tree), once they are all
+    /// added. Adding more still works, after rebuilding that table.
+    pub fn end_stacks(&mut self) {
+        self.nodes.forget_index();
     }
 
     /// Adds a sample whose stack ends at `leaf`; `None` for an unknown node or event.
@@ -778,19 +784,29 @@ impl NodeTable {
         }
         let Self { parent: parents, frame: frames, table } = self;
         let Ok(next) = u32::try_from(parents.len()) else { return transform::DROPPED };
+        if table.len < parents.len().saturating_sub(1) {
+            // Forgotten ([`NodeTable::forget_index`]): every node but the root again.
+            *table = IdTable::default();
+            for (id, (&p, &f)) in (1..next).zip(parents.iter().zip(frames.iter()).skip(1)) {
+                table.find_or_insert(node_hash(p, f), |_| false, id);
+            }
+        }
         let (id, new) = table.find_or_insert(
             node_hash(parent, frame),
             |id| parents.get(id as usize) == Some(&parent) && frames.get(id as usize) == Some(&frame),
             next,
-            |id| {
-                node_hash(parents.get(id as usize).copied().unwrap_or(0), frames.get(id as usize).copied().unwrap_or(0))
-            },
         );
         if new {
             parents.push(parent);
             frames.push(frame);
         }
         id
+    }
+
+    /// Frees the table that finds a node by its parent and frame (about as large
+    /// as the tree's own arrays); [`NodeTable::child`] builds it again if called.
+    fn forget_index(&mut self) {
+        self.table = IdTable::default();
     }
 }
 
@@ -954,61 +970,60 @@ fn frame_hash(name: &str, dso: Option<u32>, kind: FrameKind) -> u64 {
     mix(h ^ u64::from(dso.unwrap_or(u32::MAX)).wrapping_mul(31) ^ kind as u64)
 }
 
-/// The slot a hash starts probing at: its folded bits, masked.
+/// A hash folded to the 32 bits an [`IdTable`] slot keeps of it.
 #[allow(clippy::cast_possible_truncation)] // bits of a hash: truncating is the point
-fn slot_of(hash: u64, mask: usize) -> usize {
-    ((hash ^ (hash >> 32)) as usize) & mask
+fn tag_of(hash: u64) -> u32 {
+    (hash ^ (hash >> 32)) as u32
 }
 
-/// An open-addressing hash set of ids (linear probing, at most half full); the
-/// caller keeps the keys and says how to hash and compare them.
+/// An open-addressing hash set of ids (linear probing, at most three quarters
+/// full); the caller keeps the keys and says how to compare them. Each slot keeps
+/// its key's hash beside the id, so that a probe reads the caller's keys only for
+/// the slot whose hash matches (a key's fields lie in other arrays: each read is a
+/// cache miss on a large table), and growing reads no key at all.
 #[derive(Debug, Default)]
 struct IdTable {
-    /// id + 1, or 0 for an empty slot; the length is a power of two.
-    slots: Vec<u32>,
+    /// The key's [`tag_of`] (high half) and id + 1 (low half), or 0 for an empty
+    /// slot; the length is a power of two.
+    slots: Vec<u64>,
     len: usize,
 }
 
 impl IdTable {
     /// The id whose key equals the one hashed to `hash` (`eq`), or `next`, inserted;
-    /// and whether it was inserted. `hash_of` rehashes stored ids when the table grows.
-    fn find_or_insert(
-        &mut self,
-        hash: u64,
-        eq: impl Fn(u32) -> bool,
-        next: u32,
-        hash_of: impl Fn(u32) -> u64,
-    ) -> (u32, bool) {
-        if self.len.saturating_mul(2) >= self.slots.len() {
-            self.grow(&hash_of);
+    /// and whether it was inserted.
+    fn find_or_insert(&mut self, hash: u64, eq: impl Fn(u32) -> bool, next: u32) -> (u32, bool) {
+        if self.len.saturating_mul(4) >= self.slots.len().saturating_mul(3) {
+            self.grow();
         }
+        let tag = tag_of(hash);
         let mask = self.slots.len().saturating_sub(1);
-        let mut i = slot_of(hash, mask);
+        let mut i = tag as usize & mask;
         loop {
             match self.slots.get(i).copied() {
                 Some(0) | None => break,
+                #[allow(clippy::cast_possible_truncation)] // the halves of the slot
                 Some(s) => {
-                    let id = s.saturating_sub(1);
-                    if eq(id) {
-                        return (id, false);
+                    if (s >> 32) as u32 == tag && eq((s as u32).wrapping_sub(1)) {
+                        return ((s as u32).wrapping_sub(1), false);
                     }
                 }
             }
             i = i.wrapping_add(1) & mask;
         }
         if let Some(slot) = self.slots.get_mut(i) {
-            *slot = next.saturating_add(1);
+            *slot = u64::from(tag) << 32 | u64::from(next.wrapping_add(1));
             self.len = self.len.saturating_add(1);
         }
         (next, true)
     }
 
-    fn grow(&mut self, hash_of: &impl Fn(u32) -> u64) {
+    fn grow(&mut self) {
         let size = self.slots.len().saturating_mul(2).max(64);
         let old = core::mem::replace(&mut self.slots, vec![0; size]);
         let mask = size.saturating_sub(1);
         for s in old.into_iter().filter(|&s| s != 0) {
-            let mut i = slot_of(hash_of(s.saturating_sub(1)), mask);
+            let mut i = (s >> 32) as usize & mask;
             while self.slots.get(i).is_some_and(|&x| x != 0) {
                 i = i.wrapping_add(1) & mask;
             }

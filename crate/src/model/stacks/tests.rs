@@ -210,3 +210,18 @@ fn the_hash_tables_grow() {
     assert_eq!(p.call_tree(&all(e)).total(), 996);
     assert_eq!(p.functions(&all(e)).iter().map(|f| f.total).max(), Some(6));
 }
+
+#[test]
+fn nodes_keep_their_ids_after_the_node_index_is_freed() {
+    let (mut p, [main, a, b, c]) = profile();
+    let known = p.node_count();
+    let main_a_b = p.stack(&[main, a, b]).unwrap();
+    p.end_stacks();
+    // Found again through the rebuilt table, not added twice.
+    assert_eq!(p.stack(&[main, a, b]), Some(main_a_b));
+    assert_eq!(p.node_count(), known);
+    let main_b = p.stack(&[main, b]).unwrap();
+    assert_eq!(main_b as usize, known, "a new node takes the next id");
+    assert_eq!(p.stack(&[main, c, b]).map(|n| (n as usize) < known), Some(true));
+    assert_eq!(p.node_count(), known + 1);
+}
