@@ -34,6 +34,10 @@ fn peak_mb() -> f64 {
     common::PEAK.load(Ordering::Relaxed) as f64 / 1e6
 }
 
+fn live_mb() -> f64 {
+    common::LIVE.load(Ordering::Relaxed) as f64 / 1e6
+}
+
 fn main() {
     let path = std::env::args().nth(1).expect("usage: open_bench FILE [--whole]");
     let whole = std::env::args().any(|a| a == "--whole");
@@ -65,7 +69,12 @@ fn main() {
                 assert!(session.feed(&block[..n]), "the stream rejected the file");
             }
             assert!(session.stream_end(), "the stream rejected the file");
-            println!("read+decode  {:>8.3} s  heap peak {:>7.1} MB (streamed)", t.elapsed().as_secs_f64(), peak_mb());
+            println!(
+                "read+decode  {:>8.3} s  heap peak {:>7.1} MB  live {:>7.1} MB (streamed)",
+                t.elapsed().as_secs_f64(),
+                peak_mb(),
+                live_mb()
+            );
         }
         None => {
             file.seek(SeekFrom::Start(0)).unwrap();
@@ -82,7 +91,12 @@ fn main() {
     drop(block);
     let t = Instant::now();
     session.finish().unwrap();
-    println!("decode       {:>8.3} s  heap peak {:>7.1} MB", t.elapsed().as_secs_f64(), peak_mb());
+    println!(
+        "decode       {:>8.3} s  heap peak {:>7.1} MB  live {:>7.1} MB",
+        t.elapsed().as_secs_f64(),
+        peak_mb(),
+        live_mb()
+    );
     let mut sessions = Sessions::default();
     sessions.insert(1, session);
     let samples = SampleFilter::default();
@@ -95,11 +109,12 @@ fn main() {
         let t = Instant::now();
         let reply = sessions.answer(1, request);
         println!(
-            "{name:<12} {:>8.3} s  heap peak {:>7.1} MB  {}",
+            "{name:<12} {:>8.3} s  heap peak {:>7.1} MB  live {:>7.1} MB  {}",
             t.elapsed().as_secs_f64(),
             peak_mb(),
+            live_mb(),
             reply.is_some()
         );
     }
-    println!("live at the end {:>7.1} MB", common::LIVE.load(Ordering::Relaxed) as f64 / 1e6);
+    println!("live at the end {:>7.1} MB", live_mb());
 }
