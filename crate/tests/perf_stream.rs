@@ -72,7 +72,9 @@ fn streamed_records_are_the_whole_files_in_time_order() {
             Ok(())
         })
         .unwrap();
-        for chunk in [1, 7, 4096, 1 << 20] {
+        // 65,521 (a prime) cuts dwarf recordings' 8 KB samples at every offset, so
+        // that a cut record is completed in one step of the copy or in several.
+        for chunk in [1, 7, 4096, 65_521, 1 << 20] {
             let mut got = Vec::new();
             let meta = streamed(&data, chunk, |_, r| {
                 got.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));

@@ -65,6 +65,9 @@ pub struct PerfStream {
     named: bool,
 }
 
+/// The first step by which a record cut off between two chunks is completed.
+const COMPLETE_STEP: usize = 4096;
+
 impl PerfStream {
     /// Reads what lies outside the record stream of a recording of `len` bytes that
     /// begins with `head` (at least its header: 16 bytes for a pipe, 104 for a
@@ -108,14 +111,40 @@ impl PerfStream {
         }
         let fed_end = self.pending_at.saturating_add(self.pending.len() as u64);
         let room = usize::try_from(self.end.saturating_sub(fed_end)).unwrap_or(usize::MAX);
-        self.pending.extend_from_slice(chunk.get(..room).unwrap_or(chunk));
-        let pending = core::mem::take(&mut self.pending);
-        let mut r = Reader::at_base(&pending, self.perf.endian, self.pending_at);
+        let chunk = chunk.get(..room).unwrap_or(chunk);
+        // A record the last chunk cut off is completed with as much of this one as
+        // it needs, copied in growing steps; the rest is walked where it lies (a
+        // copy of every chunk was a tenth of a recording's decode).
+        let mut copied = 0usize;
+        while !self.pending.is_empty() && copied < chunk.len() && self.perf.truncated_at.is_none() {
+            let step = self.pending.len().max(COMPLETE_STEP).min(chunk.len().saturating_sub(copied));
+            let end = copied.saturating_add(step);
+            self.pending.extend_from_slice(chunk.get(copied..end).unwrap_or_default());
+            copied = end;
+            let pending = core::mem::take(&mut self.pending);
+            let mut r = Reader::at_base(&pending, self.perf.endian, self.pending_at);
+            let walked = self.whole_records(&mut r, None, visit);
+            let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
+            self.pending_at = r.offset();
+            self.pending = pending;
+            self.pending.drain(..taken.min(self.pending.len()));
+            walked?;
+            if self.pending_at >= fed_end {
+                // Completed: what is left of the copy is walked in the chunk again.
+                self.pending.clear();
+            }
+        }
+        if !self.pending.is_empty() || self.perf.truncated_at.is_some() {
+            return Ok(());
+        }
+        let from = usize::try_from(self.pending_at.saturating_sub(fed_end)).unwrap_or(usize::MAX);
+        let rest = chunk.get(from..).unwrap_or_default();
+        let mut r = Reader::at_base(rest, self.perf.endian, self.pending_at);
         let walked = self.whole_records(&mut r, None, visit);
         let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
         self.pending_at = r.offset();
-        self.pending = pending;
-        self.pending.drain(..taken.min(self.pending.len()));
+        // A record cut off by the chunk's end waits for the next.
+        self.pending.extend_from_slice(rest.get(taken..).unwrap_or_default());
         walked
     }
 
