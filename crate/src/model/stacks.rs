@@ -102,6 +102,35 @@ pub struct CallTree {
     pub nodes: Vec<CallNode>,
 }
 
+/// A [`CallTree`]'s parent and frame per node, without its weights (8 bytes a
+/// node, not 32): what naming a node's path needs, kept while a tree is shown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreePaths {
+    up: Vec<(u32, FrameId)>,
+}
+
+impl TreePaths {
+    /// As [`CallTree::path`].
+    pub fn path(&self, node: u32) -> Vec<FrameId> {
+        path_up(node, |n| self.up.get(n as usize).copied())
+    }
+}
+
+/// The frames from the root's child down to `node`, given each node's parent and
+/// frame (`up`).
+fn path_up(mut node: u32, up: impl Fn(u32) -> Option<(u32, FrameId)>) -> Vec<FrameId> {
+    let mut frames = Vec::new();
+    while let Some((parent, frame)) = up(node) {
+        if node == 0 {
+            break;
+        }
+        frames.push(frame);
+        node = parent;
+    }
+    frames.reverse();
+    frames
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallNode {
     pub frame: FrameId,
@@ -121,17 +150,13 @@ impl CallTree {
     }
 
     /// The nodes on the path from the root's child to `node`, as frames.
-    pub fn path(&self, mut node: u32) -> Vec<FrameId> {
-        let mut frames = Vec::new();
-        while let Some(n) = self.nodes.get(node as usize) {
-            if node == 0 {
-                break;
-            }
-            frames.push(n.frame);
-            node = n.parent;
-        }
-        frames.reverse();
-        frames
+    pub fn path(&self, node: u32) -> Vec<FrameId> {
+        path_up(node, |n| self.nodes.get(n as usize).map(|c| (c.parent, c.frame)))
+    }
+
+    /// The tree's shape without its weights, for [`TreePaths::path`].
+    pub fn paths(&self) -> TreePaths {
+        TreePaths { up: self.nodes.iter().map(|c| (c.parent, c.frame)).collect() }
     }
 
     /// The same tree with each node's children heaviest first (ties keep their

@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 
 use pgolens::layout::flame::Flame;
 use pgolens::model::stacks::{
-    CallTree, Filter, FrameKind, FunctionStats, StackProfile, Transform as CoreTransform, NO_FRAME,
+    CallTree, Filter, FrameKind, FunctionStats, StackProfile, Transform as CoreTransform, TreePaths, NO_FRAME,
 };
 use pgolens_protocol::{
     CallTreeNodes, Cell, FlameLayout, Found, FrameNames, Order, Row, SampleFilter, StackChartBoxes, StacksInfo,
@@ -30,10 +30,12 @@ pub const CALLERS: usize = 1;
 pub const CALLEES: usize = 2;
 pub const ROOTED: usize = 3;
 
-/// A laid-out tree and the tree (for a rectangle's stack).
+/// What a laid-out tree keeps to name a rectangle's stack: each rectangle's node,
+/// and the tree's shape (not the tree and its layout: for a tree of 700,000 nodes
+/// those were 36 MB).
 struct Laid {
-    tree: CallTree,
-    flame: Flame,
+    paths: TreePaths,
+    node: Vec<u32>,
 }
 
 pub struct StacksView {
@@ -143,10 +145,18 @@ impl StacksView {
     }
 
     fn lay(&mut self, slot: usize, tree: CallTree) -> FlameLayout {
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = None;
+        }
         let flame = Flame::from_tree(&tree);
         let layout = layout(&tree, &flame);
+        // Freed first: the shape is taken where they lay (wasm memory never shrinks).
+        let Flame { node, x0, width, depth_start } = flame;
+        drop((x0, width, depth_start));
+        let paths = tree.paths();
+        drop(tree);
         if let Some(s) = self.slots.get_mut(slot) {
-            *s = Some(Laid { tree, flame });
+            *s = Some(Laid { paths, node });
         }
         layout
     }
@@ -157,10 +167,10 @@ impl StacksView {
 
     /// The names of the frames in the stack of rectangle `rect` of `slot`, from the root.
     pub fn stack_of(&self, slot: usize, rect: u32) -> Result<Vec<String>, String> {
-        let Laid { tree, flame } =
+        let Laid { paths, node } =
             self.slots.get(slot).and_then(Option::as_ref).ok_or_else(|| String::from("no flame graph laid out"))?;
-        let node = flame.node.get(rect as usize).copied().ok_or_else(|| alloc::format!("no rectangle {rect}"))?;
-        Ok(tree.path(node).into_iter().map(|f| self.name(f).to_string()).collect())
+        let node = node.get(rect as usize).copied().ok_or_else(|| alloc::format!("no rectangle {rect}"))?;
+        Ok(paths.path(node).into_iter().map(|f| self.name(f).to_string()).collect())
     }
 
     /// Every frame's name, dso, kind, raw name and source line by frame id.

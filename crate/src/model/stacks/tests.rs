@@ -100,6 +100,8 @@ fn the_call_tree_merges_paths_in_preorder_with_siblings_by_name() {
     assert_eq!(t.nodes[4].parent, 3);
     let (a, b) = (1, 2);
     assert_eq!(t.path(4), vec![0, a, a, b]);
+    assert_eq!(t.paths().path(4), t.path(4), "the shape alone names the same path");
+    assert_eq!(t.paths().path(0), Vec::<FrameId>::new());
     // The other event sees only its sample.
     assert_eq!(named(&p, &p.call_tree(&all(1))), rows(&[(0, "<root>", 100, 0), (1, "main", 100, 100)]));
     // A time range keeps the samples in it (10 and 20).
