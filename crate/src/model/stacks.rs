@@ -521,7 +521,10 @@ impl StackProfile {
         let shape = self.shape(filter);
         let self_w = &shape.self_w;
         let tot = totals(&shape.parent, self_w);
-        let mut out = CallTree { nodes: Vec::new() };
+        // Sized up front: grown by doubling, the old and the new array were both
+        // held at once (in wasm memory, which keeps its high-water mark).
+        let kept = tot.iter().skip(1).filter(|&&t| t > 0).count().saturating_add(1);
+        let mut out = CallTree { nodes: Vec::with_capacity(kept) };
         // Where each node went in `out` (a node without weight is skipped, and so is
         // its subtree: its weight is its subtree's).
         let mut at = vec![u32::MAX; shape.parent.len()];
