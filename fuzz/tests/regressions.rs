@@ -44,3 +44,14 @@ fn flow_collection_open_across_a_function() {
 fn unknown_key_flow_value_across_a_function() {
     replay("bolt_yaml", "unknown-key-flow-value-across-a-function");
 }
+
+/// A damaged pipe recording whose MMAP and COMM records come before any event is
+/// announced: read whole, the file's later events timed them and placed them in
+/// perf's time order; the stream, which knows only the events seen so far, left
+/// them untimed and released them at the end. The stream now fails there, as perf
+/// does (it cannot time such a record either); a recording the stream rejects is
+/// read whole.
+#[test]
+fn kernel_record_before_any_event() {
+    replay("perf", "kernel-record-before-any-event");
+}

@@ -206,6 +206,13 @@ impl PerfStream {
         if header.kind == record::HEADER_ATTR {
             self.perf.index_ids();
         }
+        // A kernel record's time lies in its sample_id trailer, read by the first
+        // event's attr: in a pipe recording that announces no event before it, perf
+        // (ordering records by time) cannot place it, and neither can the stream.
+        // (Read whole, the file's later events would time it: the two would differ.)
+        if self.perf.pipe && self.perf.events.is_empty() && record::has_sample_id(header.kind) {
+            return Err(Error::malformed(at, "an event (HEADER_ATTR) before the first kernel record"));
+        }
         let time = self.perf.time_of(header, &body).map_err(|e| relocate(e, unpacked, at))?;
         let waiting = TimeOrder::<Option<Waiting>>::waits(header.kind, time).then(|| {
             let start = self.arena.len();
