@@ -122,10 +122,7 @@ impl PerfStream {
             self.pending.extend_from_slice(chunk.get(copied..end).unwrap_or_default());
             copied = end;
             let pending = core::mem::take(&mut self.pending);
-            let mut r = Reader::at_base(&pending, self.perf.endian, self.pending_at);
-            let walked = self.whole_records(&mut r, None, visit);
-            let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
-            self.pending_at = r.offset();
+            let (walked, taken) = self.walk_fed(&pending, visit);
             self.pending = pending;
             self.pending.drain(..taken.min(self.pending.len()));
             walked?;
@@ -139,13 +136,24 @@ impl PerfStream {
         }
         let from = usize::try_from(self.pending_at.saturating_sub(fed_end)).unwrap_or(usize::MAX);
         let rest = chunk.get(from..).unwrap_or_default();
-        let mut r = Reader::at_base(rest, self.perf.endian, self.pending_at);
-        let walked = self.whole_records(&mut r, None, visit);
-        let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
-        self.pending_at = r.offset();
+        let (walked, taken) = self.walk_fed(rest, visit);
         // A record cut off by the chunk's end waits for the next.
         self.pending.extend_from_slice(rest.get(taken..).unwrap_or_default());
         walked
+    }
+
+    /// Walks the whole records of `bytes`, the fed bytes from `pending_at` on, and
+    /// moves `pending_at` past them; returns how many bytes they took.
+    fn walk_fed(
+        &mut self,
+        bytes: &[u8],
+        visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
+    ) -> (Result<()>, usize) {
+        let mut r = Reader::at_base(bytes, self.perf.endian, self.pending_at);
+        let walked = self.whole_records(&mut r, None, visit);
+        let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
+        self.pending_at = r.offset();
+        (walked, taken)
     }
 
     /// Ends the stream once every byte was fed: releases the records still waiting
