@@ -5,7 +5,7 @@
 //! data) or an [`Envelope`] holding a [`Request`]; the worker answers with
 //! [`FromWorker`] messages holding a [`Reply`]. In the browser they travel as JS
 //! values through `serde-wasm-bindgen` ([`wire`]): integers above 2^53 as BigInts, bulk
-//! numeric arrays ([`F64Array`], [`U32Array`], [`Bytes`]) as typed arrays whose
+//! numeric arrays ([`F64Array`], [`U32Array`], [`Bytes`], and [`Strings`] packed) as typed arrays whose
 //! buffers are transferred, not copied. Natively (the reducer's and the worker's
 //! tests) they are plain Rust values.
 //!
@@ -18,7 +18,7 @@ mod bulk;
 #[cfg(target_arch = "wasm32")]
 pub mod wire;
 
-pub use bulk::{Bytes, F64Array, U32Array};
+pub use bulk::{Bytes, F64Array, Strings, U32Array};
 
 /// The page's number for an open file, also the worker's session key.
 pub type DocId = u32;
@@ -188,7 +188,8 @@ pub enum Reply {
         callers: FlameLayout,
         callees: FlameLayout,
     },
-    FrameNames(FrameNames),
+    /// Boxed: four packed columns would make every reply as large.
+    FrameNames(Box<FrameNames>),
     Search {
         samples: SampleFilter,
         pattern: String,
@@ -660,20 +661,21 @@ pub struct StackChartBoxes {
     pub boxes: U32Array,
 }
 
-/// Every frame's name, DSO and kind, by frame id.
+/// Every frame's name, DSO and kind, by frame id. Packed ([`Strings`], typed
+/// arrays): a recording has tens of thousands of frames.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrameNames {
-    pub names: Vec<String>,
+    pub names: Strings,
     pub dsos: Vec<String>,
-    /// Index into `dsos`, or -1.
-    pub dso: Vec<i64>,
-    pub kinds: Vec<String>,
+    /// Index into `dsos`, or `u32::MAX`.
+    pub dso: U32Array,
+    pub kinds: Strings,
     /// The symbol's raw (mangled) name where it differs from the name, else empty.
     #[serde(default)]
-    pub raw: Vec<String>,
+    pub raw: Strings,
     /// `file:line` of the function's first instruction where known, else empty.
     #[serde(default)]
-    pub source: Vec<String>,
+    pub source: Strings,
 }
 
 /// The frames a search matched, and the weight of the stacks holding one of them.

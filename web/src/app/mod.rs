@@ -827,7 +827,7 @@ impl State {
                 self.with_doc(doc, |d, _| d.sample_functions.inline.on_reply(reply))
             }
             Reply::FrameNames(names) => self.with_doc(doc, |d, _| {
-                let names = Rc::new(names);
+                let names = Rc::new(*names);
                 d.stacks.names_arrived(Rc::clone(&names));
                 d.sample_functions.inline.names_arrived(names);
                 true

@@ -724,7 +724,7 @@ fn a_sample_profile_opens_on_its_functions_and_a_row_asks_for_its_heat_and_its_i
     assert!(s.update(worker(
         1,
         None,
-        Reply::FrameNames(FrameNames { names: vec!["a".into()], ..FrameNames::default() })
+        Reply::FrameNames(Box::new(FrameNames { names: ["a"].into_iter().collect(), ..FrameNames::default() }))
     )));
     let doc = s.current_doc().unwrap();
     assert!(doc.stacks.names.is_some() && doc.sample_functions.inline.names.is_some());

@@ -154,7 +154,7 @@ impl Sessions {
                 let (callers, callees) = s.sandwich(&samples, frame)?;
                 Reply::Sandwich { samples, frame, callers, callees }
             }
-            Request::FrameNames => Reply::FrameNames(s.frame_names()?),
+            Request::FrameNames => Reply::FrameNames(Box::new(s.frame_names()?)),
             Request::Search { samples, pattern } => {
                 let found = s.search(&samples, &pattern)?;
                 Reply::Search { samples, pattern, found }

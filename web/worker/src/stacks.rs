@@ -182,11 +182,11 @@ impl StacksView {
             _ => String::new(),
         };
         FrameNames {
-            names: frames.iter().map(|f| f.name.clone()).collect(),
+            names: frames.iter().map(|f| f.name.as_str()).collect(),
             dsos: self.profile.dsos().to_vec(),
-            dso: frames.iter().map(|f| f.dso.map_or(-1, i64::from)).collect(),
-            kinds: frames.iter().map(|f| f.kind.id().to_string()).collect(),
-            raw: frames.iter().map(|f| f.raw.clone().unwrap_or_default()).collect(),
+            dso: frames.iter().map(|f| f.dso.unwrap_or(u32::MAX)).collect::<Vec<_>>().into(),
+            kinds: frames.iter().map(|f| f.kind.id()).collect(),
+            raw: frames.iter().map(|f| f.raw.as_deref().unwrap_or_default()).collect(),
             source: frames.iter().map(source).collect(),
         }
     }

@@ -51,24 +51,24 @@ pub trait FrameLookup {
 impl FrameLookup for FrameNames {
     /// The name of `frame`; the root (no frame) is "all".
     fn name(&self, frame: u32) -> &str {
-        self.names.get(frame as usize).map_or("all", String::as_str)
+        self.names.get(frame as usize).unwrap_or("all")
     }
 
     fn dso(&self, frame: u32) -> Option<&str> {
-        let d = usize::try_from(*self.dso.get(frame as usize)?).ok()?;
-        self.dsos.get(d).map(String::as_str)
+        let d = *self.dso.0.get(frame as usize)?;
+        self.dsos.get(d as usize).map(String::as_str)
     }
 
     fn kind(&self, frame: u32) -> &str {
-        self.kinds.get(frame as usize).map_or("", String::as_str)
+        self.kinds.get(frame as usize).unwrap_or_default()
     }
 
     fn raw(&self, frame: u32) -> &str {
-        self.raw.get(frame as usize).map_or("", String::as_str)
+        self.raw.get(frame as usize).unwrap_or_default()
     }
 
     fn source(&self, frame: u32) -> &str {
-        self.source.get(frame as usize).map_or("", String::as_str)
+        self.source.get(frame as usize).unwrap_or_default()
     }
 }
 
@@ -583,7 +583,7 @@ impl Stacks {
                 shown || details
             }
             Reply::FrameNames(names) => {
-                self.names_arrived(Rc::new(names));
+                self.names_arrived(Rc::new(*names));
                 true
             }
             Reply::Search { samples, pattern, found } => {

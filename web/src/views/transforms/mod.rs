@@ -203,10 +203,10 @@ mod tests {
     #[test]
     fn breadcrumbs_name_functions_and_dsos() {
         let names = FrameNames {
-            names: vec!["main".into(), "memcpy".into()],
+            names: ["main", "memcpy"].into_iter().collect(),
             dsos: vec!["prog".into(), "libc.so.6".into()],
-            dso: vec![0, 1],
-            kinds: vec!["user".into(), "user".into()],
+            dso: vec![0, 1].into(),
+            kinds: ["user", "user"].into_iter().collect(),
             ..FrameNames::default()
         };
         let label = |t| label(&t, Some(&names));

@@ -224,7 +224,7 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
         .0
         .chunks(4)
         .map(|r| {
-            let name = if r[3] < 0.0 { String::from("all") } else { names[r[3] as usize].clone() };
+            let name = if r[3] < 0.0 { String::from("all") } else { String::from(names.get(r[3] as usize).unwrap()) };
             (name, r[1] as u64, r[2] as u64)
         })
         .collect();
@@ -239,8 +239,12 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
     // One function's inline tree, laid out from the function.
     let rooted = SampleFilter { root: Some(run_ops), ..SampleFilter::default() };
     let flame = s.flame(&rooted, false, Order::Alphabetical).unwrap();
-    let rects: Vec<(String, u64, u64)> =
-        flame.rects.0.chunks(4).map(|r| (names[r[3] as usize].clone(), r[1] as u64, r[2] as u64)).collect();
+    let rects: Vec<(String, u64, u64)> = flame
+        .rects
+        .0
+        .chunks(4)
+        .map(|r| (String::from(names.get(r[3] as usize).unwrap()), r[1] as u64, r[2] as u64))
+        .collect();
     assert_eq!(
         rects,
         [
@@ -362,7 +366,7 @@ fn cs_and_md5_profiles_show_contexts_and_hashes() {
         .chunks(4)
         .skip(flame.rows.0[3] as usize)
         .take((flame.rows.0[4] - flame.rows.0[3]) as usize)
-        .map(|r| names[r[3] as usize].as_str())
+        .map(|r| names.get(r[3] as usize).unwrap())
         .collect();
     assert!(depth3.contains(&"geo::classify(geo::Shape const&)"), "{depth3:?}");
 

@@ -65,7 +65,10 @@ fn perf_data_has_stacks_named_by_dropped_binaries_and_kallsyms() {
     // hot_loop's first instruction, as `llvm-addr2line -e cprog 0x401250` prints it
     // (nm: hot_loop at 0x401250); a C name has no other raw name.
     let hot = names.iter().position(|n| n == "hot_loop").unwrap();
-    assert_eq!((all.source[hot].as_str(), all.raw[hot].as_str()), ("/tmp/corpusB/work/cprog/src/cmain.c:43", ""));
+    assert_eq!(
+        (all.source.get(hot).unwrap(), all.raw.get(hot).unwrap()),
+        ("/tmp/corpusB/work/cprog/src/cmain.c:43", "")
+    );
     assert!(!names.iter().any(|n| n == "cprog+0x129d"), "{names:?}");
 }
 
@@ -513,7 +516,7 @@ fn the_call_tree_comes_heaviest_first_under_the_pages_transforms() {
     // The frame standing for libc.so is named after it and listed with the others.
     let names = s.frame_names().unwrap();
     assert_eq!(names.names.len(), 5);
-    assert_eq!(names.names[4], "libc.so");
+    assert_eq!(names.names.get(4), Some("libc.so"));
     let collapsed =
         SampleFilter { transforms: alloc::vec![Transform::CollapseDso { dso: 0 }], ..SampleFilter::default() };
     let tree = s.call_tree(&collapsed, true).unwrap();
@@ -590,12 +593,12 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
         names,
         FrameNames {
             // The last stands for all of libc.so (a collapsed DSO).
-            names: ["main", "a", "b", "c", "libc.so"].map(String::from).to_vec(),
+            names: ["main", "a", "b", "c", "libc.so"].into_iter().collect(),
             dsos: alloc::vec!["libc.so".into()],
-            dso: alloc::vec![-1, -1, 0, -1, 0],
-            kinds: ["user"; 5].map(String::from).to_vec(),
-            raw: alloc::vec![String::new(); 5],
-            source: alloc::vec![String::new(); 5],
+            dso: alloc::vec![u32::MAX, u32::MAX, 0, u32::MAX, 0].into(),
+            kinds: ["user"; 5].into_iter().collect(),
+            raw: [""; 5].into_iter().collect(),
+            source: [""; 5].into_iter().collect(),
         }
     );
     // Files without stacks say so.
