@@ -74,6 +74,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Absolute offset of the next byte.
+    #[inline]
     pub fn offset(&self) -> u64 {
         self.base.saturating_add(to_u64(self.pos))
     }
@@ -83,6 +84,7 @@ impl<'a> Reader<'a> {
         self.base.saturating_add(to_u64(self.data.len()))
     }
 
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.data.len().saturating_sub(self.pos)
     }
@@ -92,10 +94,16 @@ impl<'a> Reader<'a> {
     }
 
     /// The unread bytes.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         self.data.get(self.pos..).unwrap_or(&[])
     }
 
+    // Every read is bounds-checked, and the reads of a record's fields are the
+    // decoders' inner loops: the check stays inline (the wasm build is made for size,
+    // and would otherwise call out for each field) and the failure out of line.
+    #[cold]
+    #[inline(never)]
     fn fail<T>(&mut self, expected: &'static str) -> Result<T> {
         let offset = self.offset();
         self.pos = self.data.len();
@@ -103,14 +111,11 @@ impl<'a> Reader<'a> {
     }
 
     /// Takes the next `len` bytes.
+    #[inline]
     pub fn bytes(&mut self, len: u64, expected: &'static str) -> Result<&'a [u8]> {
-        let len_usize = match usize::try_from(len) {
-            Ok(n) if n <= self.remaining() => n,
-            _ => return self.fail(expected),
-        };
-        let end = self.pos.saturating_add(len_usize);
-        match self.data.get(self.pos..end) {
-            Some(slice) => {
+        let end = usize::try_from(len).ok().and_then(|n| self.pos.checked_add(n));
+        match end.and_then(|end| Some((end, self.data.get(self.pos..end)?))) {
+            Some((end, slice)) => {
                 self.pos = end;
                 Ok(slice)
             }
@@ -118,11 +123,15 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     pub fn array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
-        let slice = self.bytes(to_u64(N), expected)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(slice);
-        Ok(out)
+        match self.data.get(self.pos..).and_then(<[u8]>::first_chunk::<N>) {
+            Some(&array) => {
+                self.pos = self.pos.saturating_add(N);
+                Ok(array)
+            }
+            None => self.fail(expected),
+        }
     }
 
     pub fn skip(&mut self, len: u64, expected: &'static str) -> Result<()> {
@@ -130,6 +139,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A reader over the next `len` bytes, keeping absolute offsets; `self` moves past them.
+    #[inline]
     pub fn sub(&mut self, len: u64, expected: &'static str) -> Result<Reader<'a>> {
         let base = self.offset();
         let data = self.bytes(len, expected)?;
@@ -151,10 +161,12 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     pub fn u8(&mut self, expected: &'static str) -> Result<u8> {
         Ok(self.array::<1>(expected)?[0])
     }
 
+    #[inline]
     pub fn u16(&mut self, expected: &'static str) -> Result<u16> {
         let b = self.array(expected)?;
         Ok(match self.endian {
@@ -163,6 +175,7 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     pub fn u32(&mut self, expected: &'static str) -> Result<u32> {
         let b = self.array(expected)?;
         Ok(match self.endian {
@@ -171,6 +184,7 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     pub fn u64(&mut self, expected: &'static str) -> Result<u64> {
         let b = self.array(expected)?;
         Ok(match self.endian {
@@ -179,10 +193,12 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     pub fn i32(&mut self, expected: &'static str) -> Result<i32> {
         self.u32(expected).map(|v| v as i32)
     }
 
+    #[inline]
     pub fn i64(&mut self, expected: &'static str) -> Result<i64> {
         self.u64(expected).map(|v| v as i64)
     }
