@@ -14,6 +14,10 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
 # PGOLENS_DIST: another output folder (parallel builds of one checkout).
 DIST=${PGOLENS_DIST:-dist}
+# PGOLENS_WASM_NAMES=1 keeps the functions' names in the wasm (about 12% larger), so
+# that a profiler names them (tests/bench/worker-profile.mjs).
+KEEP_NAMES=()
+if [[ -n "${PGOLENS_WASM_NAMES:-}" ]]; then KEEP_NAMES=(-g); fi
 PROFILE=web
 TARGET=wasm32-unknown-unknown
 # The demo shown before any file is opened: a small, real instrumented profile.
@@ -36,7 +40,7 @@ wasm-bindgen --target web --no-typescript --out-dir "$DIST/worker" "$OUT/pgolens
 WASM_OPT=node_modules/.bin/wasm-opt
 for wasm in "$DIST/pkg/pgolens_web_bg.wasm" "$DIST/worker/pgolens_worker_bg.wasm"; do
   # wasm-bindgen's output uses bulk memory, reference types and friends.
-  "$WASM_OPT" -Oz --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
+  "$WASM_OPT" -Oz "${KEEP_NAMES[@]}" --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-multivalue "$wasm" -o "$wasm.opt"
   mv "$wasm.opt" "$wasm"
 done

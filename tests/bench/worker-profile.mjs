@@ -1,0 +1,143 @@
+// Browser profile (not part of `npm test`): where the decoding worker's time goes
+// while a file is dropped and its first view drawn, by function, from Chromium's
+// own sampling profiler attached to the worker (the DevTools protocol). Build with
+// the functions' names kept, or the wasm's functions are numbers:
+//
+//   PGOLENS_WASM_NAMES=1 PGOLENS_DIST=dist-names bash scripts/build.sh
+//   PGOLENS_DIST=dist-names node --experimental-websocket tests/bench/worker-profile.mjs FILE [TAB]
+//
+// TAB (default "Flame graph") is the tab whose first drawing ends the profile; its
+// view is drawn when `[data-paints]` or a table row appears. Prints the time of the
+// drop, then the functions by self time and by inclusive time (a function counted
+// once per sample however often it recurs). CHILDREN=name,name... also prints, for
+// each function whose name contains one of them, what its time went to (below
+// its innermost call).
+// (Node 20 needs --experimental-websocket; the protocol is spoken directly,
+// because Playwright gives no session on a dedicated worker.)
+
+import { launch, serve } from '../lib/harness.mjs';
+
+const [file, tab = 'Flame graph'] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: node --experimental-websocket tests/bench/worker-profile.mjs FILE [TAB]');
+  process.exit(2);
+}
+const PORT = 9333;
+process.env.PGOLENS_CHROMIUM_ARGS = `${process.env.PGOLENS_CHROMIUM_ARGS ?? ''} --remote-debugging-port=${PORT}`;
+const TOP = Number(process.env.TOP ?? 40);
+
+/** The DevTools protocol over the page's socket; `sessionId` picks an attached worker. */
+async function devtools(pageUrl) {
+  const targets = await (await fetch(`http://127.0.0.1:${PORT}/json`)).json();
+  const target = targets.find((t) => t.type === 'page' && t.url.startsWith(pageUrl));
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', resolve);
+    ws.addEventListener('error', reject);
+  });
+  let next = 0;
+  const pending = new Map();
+  const attached = [];
+  ws.addEventListener('message', (event) => {
+    const m = JSON.parse(event.data);
+    if (m.id && pending.has(m.id)) {
+      pending.get(m.id)(m);
+      pending.delete(m.id);
+    }
+    if (m.method === 'Target.attachedToTarget') attached.push(m.params);
+  });
+  const send = (method, params = {}, sessionId = undefined) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+      ws.send(JSON.stringify({ id, method, params, sessionId }));
+    });
+  return { send, attached, close: () => ws.close() };
+}
+
+/** Self and inclusive microseconds per function name of a `Profiler.Profile`. */
+function attribute(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const name = (n) => n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'anonymous'})`;
+  const leafTime = new Map();
+  profile.samples.forEach((id, i) => leafTime.set(id, (leafTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const self = new Map();
+  const inclusive = new Map();
+  const children = new Map();
+  const wanted = (process.env.CHILDREN ?? '').split(',').filter(Boolean);
+  let total = 0;
+  for (const [leaf, us] of leafTime) {
+    total += us;
+    self.set(name(byId.get(leaf)), (self.get(name(byId.get(leaf))) ?? 0) + us);
+    const seen = new Set();
+    const split = new Set();
+    let below = null;
+    for (let id = leaf; id !== undefined; id = parent.get(id)) {
+      const n = name(byId.get(id));
+      if (!seen.has(n)) {
+        seen.add(n);
+        inclusive.set(n, (inclusive.get(n) ?? 0) + us);
+      }
+      for (const w of wanted) {
+        if (!n.includes(w) || split.has(w)) continue;
+        split.add(w);
+        const kids = children.get(w) ?? new Map();
+        const k = below ?? '(self)';
+        kids.set(k, (kids.get(k) ?? 0) + us);
+        children.set(w, kids);
+      }
+      below = n;
+    }
+  }
+  return { total, self, inclusive, children };
+}
+
+const ms = (us) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
+const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
+
+const site = await serve();
+const browser = await launch();
+try {
+  const page = await browser.context.newPage();
+  await page.goto(site.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
+  const dt = await devtools(site.url);
+  await dt.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  const deadline = Date.now() + 5000;
+  while (!dt.attached.some((t) => t.targetInfo.type === 'worker') && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const worker = dt.attached.find((t) => t.targetInfo.type === 'worker');
+  if (!worker) throw new Error('no worker attached');
+  await dt.send('Profiler.enable', {}, worker.sessionId);
+  await dt.send('Profiler.setSamplingInterval', { interval: 500 }, worker.sessionId);
+  await dt.send('Profiler.start', {}, worker.sessionId);
+  const start = performance.now();
+  await page.locator('input[type=file]').setInputFiles(file);
+  await page.getByRole('tab', { name: tab }).click({ timeout: 15 * 60 * 1000 });
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('canvas[data-paints]')].some((c) => Number(c.dataset.paints) > 0) ||
+      document.querySelector('[role=tabpanel] tbody tr') !== null,
+    null,
+    { timeout: 15 * 60 * 1000, polling: 50 },
+  );
+  const drop = performance.now() - start;
+  const { profile } = await dt.send('Profiler.stop', {}, worker.sessionId);
+  dt.close();
+  const { total, self, inclusive, children } = attribute(profile);
+  console.log(`drop → "${tab}" drawn: ${(drop / 1000).toFixed(2)} s; worker profiled ${(total / 1e6).toFixed(2)} s`);
+  console.log('--- self');
+  for (const [k, us] of top(self, TOP)) console.log(ms(us), `${((100 * us) / total).toFixed(1).padStart(5)}%`, k.slice(0, 140));
+  console.log('--- inclusive');
+  for (const [k, us] of top(inclusive, TOP)) console.log(ms(us), k.slice(0, 140));
+  for (const [w, kids] of children) {
+    console.log(`--- what ${w} called`);
+    for (const [k, us] of top(kids, 15)) console.log(ms(us), k.slice(0, 140));
+  }
+} finally {
+  await browser.close();
+  await site.close();
+}
