@@ -196,6 +196,21 @@ fn the_timeline_buckets_weight_by_time() {
 }
 
 #[test]
+fn the_timeline_buckets_spans_whose_product_with_the_buckets_overflows() {
+    let (mut p, [main, a, ..]) = profile();
+    // Times near 2^64: span * 4 buckets does not fit in 64 bits.
+    p.push_sample(0, u64::MAX - 2, 7, &[main, a]).unwrap();
+    p.push_sample(0, u64::MAX / 2, 5, &[main]).unwrap();
+    let t = p.timeline(&all(0), 4);
+    assert_eq!((t.start, t.end), (0, u64::MAX - 1));
+    // (2^64 - 1) / 2 * 4 / (2^64 - 2) is 2; (2^64 - 3) * 4 / (2^64 - 2) is 3.
+    assert_eq!(t.bins, vec![10, 0, 5, 7]);
+    // A span that fits: the same buckets as the exact quotient.
+    let t = p.timeline(&Filter { event: 0, time: Some(0..31), ..Filter::default() }, 3);
+    assert_eq!(t.bins, vec![4, 2, 4]);
+}
+
+#[test]
 fn the_hash_tables_grow() {
     let mut p = StackProfile::new();
     let e = p.add_event("cycles");
@@ -226,4 +241,38 @@ fn nodes_keep_their_ids_after_the_node_index_is_freed() {
     assert_eq!(main_b as usize, known, "a new node takes the next id");
     assert_eq!(p.stack(&[main, c, b]).map(|n| (n as usize) < known), Some(true));
     assert_eq!(p.node_count(), known + 1);
+}
+
+#[test]
+fn preorder_visits_siblings_by_rank_then_id() {
+    // A pseudo-random tree (parents before children) over 50 frames with shuffled
+    // ranks, against the walk of one sort of every (parent, rank, id).
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rand = |n: u32| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % u64::from(n)) as u32
+    };
+    let n = 3000u32;
+    let mut parent = vec![0u32];
+    let mut frame = vec![NO_FRAME];
+    for id in 1..n {
+        // Mostly recent parents, so that some nodes have many children.
+        parent.push(id.saturating_sub(1 + rand(id.min(40))));
+        frame.push(rand(50));
+    }
+    let rank: Vec<u32> = (0..50).map(|f| (f * 37) % 50).collect();
+    let mut sorted: Vec<(u32, u32, u32)> =
+        (1..n).map(|id| (parent[id as usize], rank[frame[id as usize] as usize], id)).collect();
+    sorted.sort_unstable();
+    let mut expected = Vec::new();
+    let mut stack = vec![0u32];
+    while let Some(node) = stack.pop() {
+        expected.push(node);
+        stack.extend(sorted.iter().filter(|k| k.0 == node).rev().map(|k| k.2));
+    }
+    let order = preorder(&parent, &frame, &rank);
+    assert_eq!(order.len(), n as usize);
+    assert_eq!(order, expected);
 }
