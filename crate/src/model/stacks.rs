@@ -934,8 +934,8 @@ fn frame_ranks(frames: &[Frame]) -> Vec<u32> {
 /// root) in pre-order, siblings by their frames' rank.
 fn preorder(parent: &[u32], frame: &[FrameId], rank: &[u32]) -> Vec<u32> {
     // Children grouped by parent (counted, then placed in id order), each group
-    // sorted by rank. One sort of every (parent, rank, id) gave the same order; most
-    // groups are a node or two, and these small sorts take a fifth of its time.
+    // sorted by rank: the order one sort of every (parent, rank, id) gives, but most
+    // groups are a node or two, so the sorts are small.
     let mut first = vec![0u32; parent.len().saturating_add(1)];
     for &p in parent.iter().skip(1) {
         if let Some(c) = first.get_mut((p as usize).saturating_add(1)) {
