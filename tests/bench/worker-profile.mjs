@@ -12,6 +12,7 @@
 // once per sample however often it recurs). CHILDREN=name,name... also prints, for
 // each function whose name contains one of them, what its time went to (below
 // its innermost call).
+// PAGE=1 profiles the page's main thread instead of the worker.
 // (Node 20 needs --experimental-websocket; the protocol is spoken directly,
 // because Playwright gives no session on a dedicated worker.)
 
@@ -111,9 +112,11 @@ try {
   }
   const worker = dt.attached.find((t) => t.targetInfo.type === 'worker');
   if (!worker) throw new Error('no worker attached');
-  await dt.send('Profiler.enable', {}, worker.sessionId);
-  await dt.send('Profiler.setSamplingInterval', { interval: 500 }, worker.sessionId);
-  await dt.send('Profiler.start', {}, worker.sessionId);
+  // PAGE=1 profiles the page's main thread instead (the page's own session).
+  const session = process.env.PAGE ? undefined : worker.sessionId;
+  await dt.send('Profiler.enable', {}, session);
+  await dt.send('Profiler.setSamplingInterval', { interval: 500 }, session);
+  await dt.send('Profiler.start', {}, session);
   const start = performance.now();
   await page.locator('input[type=file]').setInputFiles(file);
   await page.getByRole('tab', { name: tab }).click({ timeout: 15 * 60 * 1000 });
@@ -125,10 +128,10 @@ try {
     { timeout: 15 * 60 * 1000, polling: 50 },
   );
   const drop = performance.now() - start;
-  const { profile } = await dt.send('Profiler.stop', {}, worker.sessionId);
+  const { profile } = await dt.send('Profiler.stop', {}, session);
   dt.close();
   const { total, self, inclusive, children } = attribute(profile);
-  console.log(`drop → "${tab}" drawn: ${(drop / 1000).toFixed(2)} s; worker profiled ${(total / 1e6).toFixed(2)} s`);
+  console.log(`drop → "${tab}" drawn: ${(drop / 1000).toFixed(2)} s; ${session ? 'worker' : 'page'} profiled ${(total / 1e6).toFixed(2)} s`);
   console.log('--- self');
   for (const [k, us] of top(self, TOP)) console.log(ms(us), `${((100 * us) / total).toFixed(1).padStart(5)}%`, k.slice(0, 140));
   console.log('--- inclusive');
