@@ -7,7 +7,7 @@
 //   PGOLENS_DIST=dist-names node --experimental-websocket tests/bench/worker-profile.mjs FILE [TAB]
 //
 // TAB (default "Flame graph") is the tab whose first drawing ends the profile; its
-// view is drawn when `[data-paints]` or a table row appears. Prints the time of the
+// view is drawn when a canvas in it has painted or its table's first row appears. Prints the time of the
 // drop, then the functions by self time and by inclusive time (a function counted
 // once per sample however often it recurs). CHILDREN=name,name... also prints, for
 // each function whose name contains one of them, what its time went to (below
@@ -15,6 +15,8 @@
 // PAGE=1 profiles the page's main thread instead of the worker.
 // (Node 20 needs --experimental-websocket; the protocol is spoken directly,
 // because Playwright gives no session on a dedicated worker.)
+
+import path from 'node:path';
 
 import { launch, serve } from '../lib/harness.mjs';
 
@@ -26,6 +28,7 @@ if (!file) {
 const PORT = 9333;
 process.env.PGOLENS_CHROMIUM_ARGS = `${process.env.PGOLENS_CHROMIUM_ARGS ?? ''} --remote-debugging-port=${PORT}`;
 const TOP = Number(process.env.TOP ?? 40);
+const TIMEOUT = Number(process.env.BENCH_TIMEOUT_MS ?? 5 * 60 * 1000);
 
 /** The DevTools protocol over the page's socket; `sessionId` picks an attached worker. */
 async function devtools(pageUrl) {
@@ -119,13 +122,19 @@ try {
   await dt.send('Profiler.start', {}, session);
   const start = performance.now();
   await page.locator('input[type=file]').setInputFiles(file);
-  await page.getByRole('tab', { name: tab }).click({ timeout: 15 * 60 * 1000 });
+  await page.locator('[role=status]').filter({ hasText: path.basename(file) }).waitFor({ timeout: TIMEOUT });
+  await page.getByRole('tab', { name: tab }).click({ timeout: TIMEOUT });
+  // A canvas painted (flame graph, graphs) or a table's first row, in the tab shown.
   await page.waitForFunction(
-    () =>
-      [...document.querySelectorAll('canvas[data-paints]')].some((c) => Number(c.dataset.paints) > 0) ||
-      document.querySelector('[role=tabpanel] tbody tr') !== null,
+    () => {
+      const panel = [...document.querySelectorAll('[role=tabpanel]')].find((p) => !p.hidden) ?? document;
+      return (
+        [...panel.querySelectorAll('canvas[data-paints]')].some((c) => Number(c.dataset.paints) > 0) ||
+        panel.querySelector('[role=row][data-id]') !== null
+      );
+    },
     null,
-    { timeout: 15 * 60 * 1000, polling: 50 },
+    { timeout: TIMEOUT, polling: 50 },
   );
   const drop = performance.now() - start;
   const { profile } = await dt.send('Profiler.stop', {}, session);
