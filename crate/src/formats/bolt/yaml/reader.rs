@@ -23,7 +23,6 @@ pub struct Pos {
 }
 
 impl Pos {
-    #[cold]
     pub fn error(self, what: &'static str) -> Error {
         Error::at_line(self.line, self.column, what)
     }
@@ -96,27 +95,22 @@ impl<'a> Reader<'a> {
         Reader { data, pos: 0, line: 1, line_start: 0, flow_wrapped: false }
     }
 
-    #[inline]
     pub fn here(&self) -> Pos {
         Pos { line: self.line, column: (self.pos.saturating_sub(self.line_start) as u64).saturating_add(1) }
     }
 
-    #[inline]
     fn peek(&self) -> Option<u8> {
         self.data.get(self.pos).copied()
     }
 
-    #[inline]
     fn peek_at(&self, ahead: usize) -> Option<u8> {
         self.data.get(self.pos.saturating_add(ahead)).copied()
     }
 
-    #[inline]
     fn rest(&self) -> &'a [u8] {
         self.data.get(self.pos..).unwrap_or_default()
     }
 
-    #[inline]
     fn bump(&mut self) {
         if let Some(b) = self.peek() {
             self.pos = self.pos.saturating_add(1);
@@ -129,12 +123,10 @@ impl<'a> Reader<'a> {
 
     /// Moves over `n` bytes that hold no line end (the scans below count them
     /// first, rather than stepping a byte at a time past a line-end check).
-    #[inline]
     fn advance(&mut self, n: usize) {
         self.pos = self.pos.saturating_add(n).min(self.data.len());
     }
 
-    #[inline]
     fn skip_blanks(&mut self) {
         let n = self.rest().iter().take_while(|&&b| is_blank(b)).count();
         self.advance(n);
@@ -146,17 +138,7 @@ impl<'a> Reader<'a> {
     }
 
     /// After a value: blanks, an optional comment, then the end of the line.
-    #[inline]
     pub fn end_line(&mut self) -> Result<()> {
-        // Most values end their line: that check stays in the caller.
-        if self.peek() == Some(b'\n') {
-            self.bump();
-            return Ok(());
-        }
-        self.end_line_after_blanks()
-    }
-
-    fn end_line_after_blanks(&mut self) -> Result<()> {
         self.skip_blanks();
         match self.peek() {
             None => Ok(()),
