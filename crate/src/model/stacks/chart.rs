@@ -78,8 +78,7 @@ impl StackProfile {
         chart.samples = kept.iter().filter(|(_, l)| *l != transform::DROPPED).count() as u64;
         let median = median_interval(&kept);
         let column_of = |t: u64| {
-            let c =
-                u128::from(t.saturating_sub(start)).saturating_mul(u128::from(columns)).checked_div(span).unwrap_or(0);
+            let c = super::scaled(t.saturating_sub(start), u64::from(columns), end.saturating_sub(start));
             u32::try_from(c).unwrap_or(u32::MAX).min(columns.saturating_sub(1))
         };
         // What each column shows: the index into `kept` of its sample, if any.
