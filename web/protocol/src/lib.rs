@@ -678,6 +678,13 @@ pub struct FrameNames {
     pub source: Strings,
 }
 
+impl FrameNames {
+    /// The index into `dsos` of `frame`'s DSO, if it has one.
+    pub fn dso_index(&self, frame: u32) -> Option<u32> {
+        self.dso.0.get(frame as usize).copied().filter(|&d| d != u32::MAX)
+    }
+}
+
 /// The frames a search matched, and the weight of the stacks holding one of them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Found {

@@ -376,7 +376,7 @@ fn context_menu(
         }
     }
     path.reverse();
-    let dso = names.and_then(|n| n.dso.0.get(frame as usize)).copied().filter(|&d| d != u32::MAX);
+    let dso = names.and_then(|n| n.dso_index(frame));
     let dso_name = names.and_then(|n| n.dso(frame)).map(str::to_string);
     let name = names.map_or_else(|| format!("#{frame}"), |n| n.name(frame).to_string());
     let mut items = vec![

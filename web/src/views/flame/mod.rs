@@ -55,8 +55,7 @@ impl FrameLookup for FrameNames {
     }
 
     fn dso(&self, frame: u32) -> Option<&str> {
-        let d = *self.dso.0.get(frame as usize)?;
-        self.dsos.get(d as usize).map(String::as_str)
+        self.dsos.get(self.dso_index(frame)? as usize).map(String::as_str)
     }
 
     fn kind(&self, frame: u32) -> &str {
