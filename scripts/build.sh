@@ -14,7 +14,7 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
 # PGOLENS_DIST: another output folder (parallel builds of one checkout).
 DIST=${PGOLENS_DIST:-dist}
-# PGOLENS_WASM_NAMES=1 keeps the functions' names in the wasm (about 12% larger), so
+# PGOLENS_WASM_NAMES=1 keeps the functions' names in the wasm (the worker's 11% larger), so
 # that a profiler names them (tests/bench/worker-profile.mjs).
 KEEP_NAMES=()
 if [[ -n "${PGOLENS_WASM_NAMES:-}" ]]; then KEEP_NAMES=(-g); fi
