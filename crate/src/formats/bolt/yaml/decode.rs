@@ -10,9 +10,11 @@
 //! them in flow style. LLVM's reader would also take the other style for each;
 //! we report it as an error at its line and column instead.
 
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
+use core::ops::{Deref, DerefMut};
 
-use super::reader::{Key, Mapping, Pos, Reader, Scalar};
+use super::reader::{Key, Mapping, Pos, Reader, Scalar, Sequence};
 use super::{
     Block, CallSite, Function, HashFunction, InlineTreeNode, ProbeSet, Profile, ProfileFlags, Span, Successor,
     UnknownKey,
@@ -36,34 +38,94 @@ pub(super) fn check_version(p: &Profile<'_>, version_pos: Pos) -> Result<()> {
 
 /// [`decode`] without the version check: the profile, and where its version is.
 pub(super) fn decode_unversioned(data: &[u8]) -> Result<(Profile<'_>, Pos)> {
+    document(data, |text| text)
+}
+
+/// [`decode_unversioned`] with the profile's text copied out of `data` (a stream's
+/// first piece, whose bytes are dropped once decoded).
+pub(super) fn decode_unversioned_owned(data: &[u8]) -> Result<(Profile<'static>, Pos)> {
+    document(data, |text| Cow::Owned(text.into_owned()))
+}
+
+/// The rest of a document whose head a stream decoded before (see
+/// [`super::YamlStream`]), appended to `profile`: `data` starts at line `line`, on
+/// the first line of an item of `functions` (at column `indent`); the items, then
+/// the top mapping's later keys and the document's end, read as the whole text's
+/// decode reads them after the same line. The profile's text is copied.
+pub(super) fn decode_items(data: &[u8], line: u64, indent: usize, profile: &mut Profile<'static>) -> Result<()> {
+    let mut r = Reader::at_line(data, line);
+    let mut p = Out { profile: core::mem::take(profile), keep: |text| Cow::Owned(text.into_owned()) };
+    let mut seq = Sequence::items_at(indent);
+    while let Some(map) = r.next_item(&mut seq)? {
+        function(&mut r, &mut p, map)?;
+    }
+    // `header` and `functions` came before.
+    let mut seen = Seen(0b11);
+    top_keys(&mut r, &mut p, Mapping::continued(0), &mut seen)?;
+    r.end_document()?;
+    *profile = p.profile;
+    profile.flow_wrapped |= r.flow_wrapped;
+    Ok(())
+}
+
+/// How decoded text is kept: borrowed from the input, or copied.
+type Keep<'a, 'p> = fn(Cow<'a, [u8]>) -> Cow<'p, [u8]>;
+
+/// The profile being decoded into, and how it keeps the input's text.
+struct Out<'a, 'p> {
+    profile: Profile<'p>,
+    keep: Keep<'a, 'p>,
+}
+
+impl<'p> Deref for Out<'_, 'p> {
+    type Target = Profile<'p>;
+    fn deref(&self) -> &Profile<'p> {
+        &self.profile
+    }
+}
+
+impl DerefMut for Out<'_, '_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.profile
+    }
+}
+
+fn document<'a, 'p>(data: &'a [u8], keep: Keep<'a, 'p>) -> Result<(Profile<'p>, Pos)> {
     let mut r = Reader::new(data);
     r.start_document()?;
-    let mut top = r.top_mapping()?;
+    let top = r.top_mapping()?;
     let top_pos = r.here();
-    let mut p = Profile::default();
+    let mut p = Out { profile: Profile::default(), keep };
     let mut seen = Seen::default();
-    let mut version_pos = top_pos;
+    let version_pos = top_keys(&mut r, &mut p, top, &mut seen)?.unwrap_or(top_pos);
+    seen.require(&[(0, "missing required key 'header'"), (1, "missing required key 'functions'")], top_pos)?;
+    r.end_document()?;
+    p.flow_wrapped = r.flow_wrapped;
+    Ok((p.profile, version_pos))
+}
+
+/// The keys of the top mapping from the cursor on; where the version is, if the
+/// header was among them.
+fn top_keys<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut top: Mapping, seen: &mut Seen) -> Result<Option<Pos>> {
+    let mut version_pos = None;
     while let Some(key) = r.next_key(&mut top)? {
         match &*key.name {
             b"header" => {
                 seen.mark(0, &key)?;
-                version_pos = header(&mut r, &mut p, &key)?;
+                version_pos = Some(header(r, p, &key)?);
             }
             b"functions" => {
                 seen.mark(1, &key)?;
-                functions(&mut r, &mut p, &key)?;
+                functions(r, p, &key)?;
             }
             b"pseudo_probe_desc" => {
                 seen.mark(2, &key)?;
-                probe_desc(&mut r, &mut p, &key)?;
+                probe_desc(r, p, &key)?;
             }
-            _ => unknown(&mut r, &mut p, key, 0)?,
+            _ => unknown(r, p, key, 0)?,
         }
     }
-    seen.require(&[(0, "missing required key 'header'"), (1, "missing required key 'functions'")], top_pos)?;
-    r.end_document()?;
-    p.flow_wrapped = r.flow_wrapped;
-    Ok((p, version_pos))
+    Ok(version_pos)
 }
 
 /// The known keys of one mapping seen so far, by bit.
@@ -90,13 +152,15 @@ impl Seen {
     }
 }
 
-fn unknown<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: Key<'a>, indent: usize) -> Result<()> {
-    p.unknown_keys.push(UnknownKey { key: key.name, line: key.pos.line, column: key.pos.column });
+fn unknown<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, key: Key<'a>, indent: usize) -> Result<()> {
+    let key_text = (p.keep)(key.name);
+    p.unknown_keys.push(UnknownKey { key: key_text, line: key.pos.line, column: key.pos.column });
     r.skip_value(indent)
 }
 
-fn unknown_in_flow<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: Key<'a>) -> Result<()> {
-    p.unknown_keys.push(UnknownKey { key: key.name, line: key.pos.line, column: key.pos.column });
+fn unknown_in_flow<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, key: Key<'a>) -> Result<()> {
+    let key_text = (p.keep)(key.name);
+    p.unknown_keys.push(UnknownKey { key: key_text, line: key.pos.line, column: key.pos.column });
     r.skip_flow_value()
 }
 
@@ -120,19 +184,43 @@ fn llvm_unsigned(text: &[u8]) -> Option<u64> {
         8 => 21,
         _ => 64,
     };
+    let digit = |b: u8| {
+        let d = DIGIT.get(usize::from(b)).copied().unwrap_or(NOT_A_DIGIT);
+        (u32::from(d) < radix).then_some(u64::from(d))
+    };
     let mut value = 0u64;
     if digits.len() <= safe {
         for &b in digits {
-            let d = char::from(b).to_digit(radix)?;
-            value = value.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d));
+            value = value.wrapping_mul(u64::from(radix)).wrapping_add(digit(b)?);
         }
         return Some(value);
     }
     for &b in digits {
-        let d = char::from(b).to_digit(radix)?;
-        value = value.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+        value = value.checked_mul(u64::from(radix))?.checked_add(digit(b)?)?;
     }
     Some(value)
+}
+
+const NOT_A_DIGIT: u8 = 0xff;
+
+/// Each byte's value as a digit of radix up to 16 (either case), one load per digit.
+static DIGIT: [u8; 256] = digits();
+
+// Evaluated while building: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing, clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
+const fn digits() -> [u8; 256] {
+    let mut table = [NOT_A_DIGIT; 256];
+    let mut b = 0usize;
+    while b < 256 {
+        table[b] = match b as u8 {
+            d @ b'0'..=b'9' => d - b'0',
+            d @ b'a'..=b'f' => d - b'a' + 10,
+            d @ b'A'..=b'F' => d - b'A' + 10,
+            _ => NOT_A_DIGIT,
+        };
+        b += 1;
+    }
+    table
 }
 
 fn u64_of(s: &Scalar<'_>) -> Result<u64> {
@@ -162,7 +250,7 @@ fn bool_of(s: &Scalar<'_>) -> Result<bool> {
     }
 }
 
-fn header<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Result<Pos> {
+fn header<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, key: &Key<'a>) -> Result<Pos> {
     if !r.value_is_nested()? {
         return Err(key.pos.error("a block mapping under 'header'"));
     }
@@ -170,6 +258,7 @@ fn header<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Result<
     let indent = map.indent();
     let mut seen = Seen::default();
     let mut version_pos = key.pos;
+    let keep = p.keep;
     while let Some(k) = r.next_key(&mut map)? {
         let h = &mut p.header;
         match &*k.name {
@@ -181,11 +270,11 @@ fn header<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Result<
             }
             b"binary-name" => {
                 seen.mark(1, &k)?;
-                h.binary_name = r.scalar()?.text;
+                h.binary_name = keep(r.scalar()?.text);
             }
             b"binary-build-id" => {
                 seen.mark(2, &k)?;
-                h.build_id = r.scalar()?.text;
+                h.build_id = keep(r.scalar()?.text);
             }
             b"profile-flags" => {
                 seen.mark(3, &k)?;
@@ -193,11 +282,11 @@ fn header<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Result<
             }
             b"profile-origin" => {
                 seen.mark(4, &k)?;
-                h.origin = r.scalar()?.text;
+                h.origin = keep(r.scalar()?.text);
             }
             b"profile-events" => {
                 seen.mark(5, &k)?;
-                h.events = r.scalar()?.text;
+                h.events = keep(r.scalar()?.text);
             }
             b"dfs-order" => {
                 seen.mark(6, &k)?;
@@ -242,12 +331,12 @@ fn flags(r: &mut Reader<'_>) -> Result<ProfileFlags> {
 }
 
 /// A block sequence under a key, or `[]`. Calls `item` for each element's mapping.
-fn block_sequence<'a>(
+fn block_sequence<'a, 'p>(
     r: &mut Reader<'a>,
-    p: &mut Profile<'a>,
+    p: &mut Out<'a, 'p>,
     key: &Key<'a>,
     parent: usize,
-    mut item: impl FnMut(&mut Reader<'a>, &mut Profile<'a>, Mapping) -> Result<()>,
+    mut item: impl FnMut(&mut Reader<'a>, &mut Out<'a, 'p>, Mapping) -> Result<()>,
 ) -> Result<()> {
     if !r.value_is_nested()? {
         let mut flow = r.flow(b'[')?;
@@ -263,11 +352,11 @@ fn block_sequence<'a>(
     Ok(())
 }
 
-fn functions<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Result<()> {
+fn functions<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, key: &Key<'a>) -> Result<()> {
     block_sequence(r, p, key, 0, function)
 }
 
-fn function<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Result<()> {
+fn function<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -> Result<()> {
     let indent = map.indent();
     let pos = r.here();
     let mut f = Function { line: pos.line, ..Function::default() };
@@ -276,7 +365,7 @@ fn function<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Re
         match &*k.name {
             b"name" => {
                 seen.mark(0, &k)?;
-                f.name = r.scalar()?.text;
+                f.name = (p.keep)(r.scalar()?.text);
             }
             b"fid" => {
                 seen.mark(1, &k)?;
@@ -325,7 +414,7 @@ fn function<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Re
     Ok(())
 }
 
-fn block<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Result<()> {
+fn block<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -> Result<()> {
     let indent = map.indent();
     let pos = r.here();
     let mut b = Block { line: pos.line, ..Block::default() };
@@ -374,11 +463,11 @@ fn block<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, mut map: Mapping) -> Resul
 
 /// A flow sequence of flow mappings, each read by `entry` key by key; `done`
 /// checks the required keys and stores the element.
-fn flow_maps<'a, T: Default>(
+fn flow_maps<'a, 'p, T: Default>(
     r: &mut Reader<'a>,
-    p: &mut Profile<'a>,
+    p: &mut Out<'a, 'p>,
     mut entry: impl FnMut(&mut Reader<'a>, &mut T, &Key<'a>, &mut Seen) -> Result<bool>,
-    mut done: impl FnMut(&mut Profile<'a>, T, &Seen, Pos) -> Result<()>,
+    mut done: impl FnMut(&mut Out<'a, 'p>, T, &Seen, Pos) -> Result<()>,
 ) -> Result<()> {
     let mut seq = r.flow(b'[')?;
     while r.next_entry(&mut seq)? {
@@ -397,7 +486,7 @@ fn flow_maps<'a, T: Default>(
     r.end_flow_value()
 }
 
-fn calls<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>) -> Result<Span> {
+fn calls<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>) -> Result<Span> {
     let start = p.calls.len();
     flow_maps(
         r,
@@ -456,7 +545,7 @@ fn calls<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>) -> Result<Span> {
     Ok(Span::since(start, &p.calls))
 }
 
-fn successors<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>) -> Result<Span> {
+fn successors<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>) -> Result<Span> {
     let start = p.successors.len();
     flow_maps(
         r,
@@ -504,7 +593,7 @@ struct ProbeKeys {
     nodes: Option<Span>,
 }
 
-fn probes<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>) -> Result<Span> {
+fn probes<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>) -> Result<Span> {
     let start = p.probes.len();
     // The lists go straight into the profile's arrays while the mapping is read.
     let mut seq = r.flow(b'[')?;
@@ -553,7 +642,7 @@ fn probes<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>) -> Result<Span> {
     Ok(Span::since(start, &p.probes))
 }
 
-fn inline_tree<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>) -> Result<Span> {
+fn inline_tree<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>) -> Result<Span> {
     let start = p.inline_tree.len();
     flow_maps(
         r,
@@ -584,7 +673,7 @@ fn inline_tree<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>) -> Result<Span> {
     Ok(Span::since(start, &p.inline_tree))
 }
 
-fn probe_desc<'a>(r: &mut Reader<'a>, p: &mut Profile<'a>, key: &Key<'a>) -> Result<()> {
+fn probe_desc<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, key: &Key<'a>) -> Result<()> {
     if !r.value_is_nested()? {
         return Err(key.pos.error("a block mapping under 'pseudo_probe_desc'"));
     }

@@ -51,6 +51,12 @@ pub struct Mapping {
 }
 
 impl Mapping {
+    /// A mapping at column `indent` whose keys go on from the next line with
+    /// content (its earlier keys were read before).
+    pub fn continued(indent: usize) -> Mapping {
+        Mapping { indent, first_inline: false }
+    }
+
     /// The column its keys start at (0-based).
     pub fn indent(&self) -> usize {
         self.indent
@@ -65,6 +71,14 @@ pub struct Sequence {
     at_first: bool,
 }
 
+impl Sequence {
+    /// A sequence at column `indent` whose items go on from the next line with
+    /// content (its earlier items were read before).
+    pub fn items_at(indent: usize) -> Sequence {
+        Sequence { indent, at_first: false }
+    }
+}
+
 /// A cursor over the document.
 pub struct Reader<'a> {
     data: &'a [u8],
@@ -75,8 +89,73 @@ pub struct Reader<'a> {
     pub flow_wrapped: bool,
 }
 
+/// What each byte is to the scans below, as bits: one table load per byte where a
+/// chain of compares (or a jump table) was, the reader's innermost loops.
+const BLANK: u8 = 1;
+/// Part of a plain scalar wherever it stands: not a blank, a line end, `#`, `:` or
+/// a flow indicator, each of which depends on its context.
+const ORDINARY: u8 = 2;
+/// Part of a block mapping's plain key wherever it stands: not a line end, `:` or `#`.
+const KEY: u8 = 4;
+/// Skipped between a flow collection's tokens without a look: blanks and `\r`.
+const FLOW_SPACE: u8 = 8;
+
+static CLASS: [u8; 256] = classes();
+
+// Evaluated while building: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing, clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
+const fn classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut b = 0usize;
+    while b < 256 {
+        let mut class = 0;
+        let byte = b as u8;
+        if matches!(byte, b' ' | b'\t') {
+            class |= BLANK | FLOW_SPACE;
+        }
+        if byte == b'\r' {
+            class |= FLOW_SPACE;
+        }
+        if !matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'#' | b':' | b',' | b'[' | b']' | b'{' | b'}') {
+            class |= ORDINARY;
+        }
+        if !matches!(byte, b'\n' | b'\r' | b':' | b'#') {
+            class |= KEY;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
+}
+
+fn class(b: u8) -> u8 {
+    CLASS.get(usize::from(b)).copied().unwrap_or(0)
+}
+
+/// How many bytes at the start of `bytes` are of `class`.
+fn run(bytes: &[u8], of: u8) -> usize {
+    bytes.iter().position(|&b| class(b) & of == 0).unwrap_or(bytes.len())
+}
+
+/// How many spaces `bytes` starts with, eight at a time: LLVM pads every key's
+/// value to one column and indents by two, so most runs are long.
+fn spaces(bytes: &[u8]) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    let mut n = 0usize;
+    while let Some(word) = bytes.get(n..n.saturating_add(8)).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        // The first byte that is not a space is the lowest non-zero byte of the XOR.
+        let x = u64::from_le_bytes(word) ^ SPACES;
+        if x != 0 {
+            return n.saturating_add((x.trailing_zeros() / 8) as usize);
+        }
+        n = n.saturating_add(8);
+    }
+    let tail = bytes.get(n..).unwrap_or_default();
+    n.saturating_add(tail.iter().take_while(|&&b| b == b' ').count())
+}
+
 fn is_blank(b: u8) -> bool {
-    b == b' ' || b == b'\t'
+    class(b) & BLANK != 0
 }
 
 /// What may follow a `:` that ends a key: a blank or the line's end.
@@ -84,15 +163,14 @@ fn is_separator(b: u8) -> bool {
     is_blank(b) || b == b'\n' || b == b'\r'
 }
 
-/// Bytes that are part of a plain scalar wherever they stand: not a blank, a
-/// line end, `#`, `:` or a flow indicator, each of which depends on its context.
-fn is_ordinary(b: u8) -> bool {
-    !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'#' | b':' | b',' | b'[' | b']' | b'{' | b'}')
-}
-
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0, line: 1, line_start: 0, flow_wrapped: false }
+        Reader::at_line(data, 1)
+    }
+
+    /// A cursor over the lines of a document from its line `line` on.
+    pub fn at_line(data: &'a [u8], line: u64) -> Self {
+        Reader { data, pos: 0, line, line_start: 0, flow_wrapped: false }
     }
 
     pub fn here(&self) -> Pos {
@@ -128,7 +206,12 @@ impl<'a> Reader<'a> {
     }
 
     fn skip_blanks(&mut self) {
-        let n = self.rest().iter().take_while(|&&b| is_blank(b)).count();
+        let rest = self.rest();
+        let mut n = spaces(rest);
+        // A tab among them: the rest byte by byte.
+        if rest.get(n) == Some(&b'\t') {
+            n = n.saturating_add(run(rest.get(n..).unwrap_or_default(), BLANK));
+        }
         self.advance(n);
     }
 
@@ -167,7 +250,7 @@ impl<'a> Reader<'a> {
             if self.pos != self.line_start {
                 return Err(self.here().error("a new line"));
             }
-            let indent = self.rest().iter().take_while(|&&b| b == b' ').count();
+            let indent = spaces(self.rest());
             self.advance(indent);
             match self.peek() {
                 None => return Ok(None),
@@ -333,6 +416,7 @@ impl<'a> Reader<'a> {
                 let rest = self.rest();
                 let mut i = 0usize;
                 loop {
+                    i = i.saturating_add(run(rest.get(i..).unwrap_or_default(), KEY));
                     match rest.get(i) {
                         None | Some(b'\n' | b'\r') => return Err(pos.error("':' after the key")),
                         Some(b':') if rest.get(i.saturating_add(1)).is_none_or(|&b| is_separator(b)) => break,
@@ -387,9 +471,9 @@ impl<'a> Reader<'a> {
                 let (mut i, mut end) = (0usize, 0usize);
                 loop {
                     // Most bytes of a scalar are ordinary: taken in one run.
-                    let run = rest.get(i..).unwrap_or_default().iter().take_while(|&&b| is_ordinary(b)).count();
-                    if run > 0 {
-                        i = i.saturating_add(run);
+                    let ordinary = run(rest.get(i..).unwrap_or_default(), ORDINARY);
+                    if ordinary > 0 {
+                        i = i.saturating_add(ordinary);
                         end = i;
                     }
                     match rest.get(i) {
@@ -606,8 +690,8 @@ impl<'a> Reader<'a> {
                     self.flow_wrapped = true;
                     self.bump();
                 }
-                Some(b' ' | b'\t' | b'\r') => self.bump(),
                 Some(b'#') => self.skip_to_line_end(),
+                Some(b) if class(b) & FLOW_SPACE != 0 => self.advance(run(self.rest(), FLOW_SPACE)),
                 _ => return Ok(()),
             }
         }

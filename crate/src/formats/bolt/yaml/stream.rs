@@ -6,14 +6,14 @@
 //! indentation), then `pseudo_probe_desc`:
 //!
 //! ```text
-//! ---                                   ┐ the head: decoded again before
-//! header:                               │ every later piece
+//! ---                                   ┐ the head: decoded with the first
+//! header:                               │ piece, as a document
 //!   profile-version: 1                  │
 //! functions:                            ┘
-//!   - name:            main             ┐ a piece: whole items, decoded with
-//!     fid:             1                │ the head as one document; its
-//!     ...                               │ spans rebased and its lines moved
-//!   - name:            foo              ┘ onto the file's
+//!   - name:            main             ┐ a piece: whole items, decoded from
+//!     fid:             1                │ its first line (numbered as the
+//!     ...                               │ file's) onto the profile so far
+//!   - name:            foo              ┘
 //! pseudo_probe_desc: ...                  the rest, with the last piece
 //! ```
 //!
@@ -29,13 +29,12 @@
 //! stream failed is to be decoded whole (the page reads the file whole then): what
 //! the stream decodes is always the whole text's profile.
 
-use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-use super::decode::{check_version, decode_unversioned};
+use super::decode::{check_version, decode_items, decode_unversioned_owned};
 use super::reader::Pos;
-use super::{decode, Profile, Span};
-use crate::error::{Location, Result};
+use super::{decode, Profile};
+use crate::error::Result;
 
 /// Pieces are cut once this many bytes are waiting: the head is decoded again with
 /// each, so they are much larger than it.
@@ -46,9 +45,9 @@ pub struct YamlStream {
     /// Bytes fed and not yet decoded, from the start of line `pending_line`.
     pending: Vec<u8>,
     pending_line: u64,
-    /// The text up to and including the `functions:` line, its line count, and the
-    /// indentation of the sequence's items, once known.
-    head: Option<(Vec<u8>, u64, usize)>,
+    /// The indentation of the `functions` sequence's items, once the head (the
+    /// text up to and including the `functions:` line) was found.
+    head: Option<usize>,
     /// How far the lines of `pending` were searched for the head, and for items.
     head_scan: HeadScan,
     scan: Scan,
@@ -92,9 +91,10 @@ impl YamlStream {
         }
         if self.head.is_none() {
             match self.head_scan.lines(&self.pending) {
-                Head::Found(len, lines, indent) => {
-                    self.head = self.pending.get(..len).map(|h| (h.to_vec(), lines, indent));
-                    self.scan = Scan { at: len, ..Scan::default() };
+                Head::Found(len, indent) => {
+                    self.head = Some(indent);
+                    let lines = newlines(self.pending.get(..len).unwrap_or_default());
+                    self.scan = Scan { at: len, lines, ..Scan::default() };
                 }
                 Head::NotYet => return Ok(()),
                 Head::None => {
@@ -103,13 +103,12 @@ impl YamlStream {
                 }
             }
         }
-        let Some((_, _, indent)) = &self.head else { return Ok(()) };
-        self.scan.lines(&self.pending, *indent);
+        let Some(indent) = self.head else { return Ok(()) };
+        self.scan.lines(&self.pending, indent);
         if self.pending.len() >= self.piece && self.scan.items >= 2 {
             if let Some(cut) = self.scan.last {
-                self.decode_piece(cut)?;
-                // The text now starts with the item cut at.
-                self.scan = Scan { at: self.scan.at.saturating_sub(cut), items: 1, last: Some(0), ..self.scan };
+                self.decode_piece(cut, self.scan.last_lines)?;
+                self.scan = self.scan.cut(cut);
             }
         }
         Ok(())
@@ -120,7 +119,7 @@ impl YamlStream {
         if self.whole || self.head.is_none() {
             return decode(&self.pending).map(Profile::into_owned);
         }
-        self.decode_piece(self.pending.len())?;
+        self.decode_piece(self.pending.len(), newlines(&self.pending))?;
         let (profile, version_pos) = self.profile.ok_or(crate::error::Error::malformed(0, "a profile"))?;
         check_version(&profile, version_pos)?;
         Ok(profile)
@@ -142,96 +141,26 @@ impl YamlStream {
             .saturating_add(u64::from(unterminated))
     }
 
-    /// Decodes `pending[..cut]` (whole items, or the rest of the text) as a piece.
-    fn decode_piece(&mut self, cut: usize) -> Result<()> {
-        let Some((head, head_lines, _)) = &self.head else { return Ok(()) };
+    /// Decodes `pending[..cut]` (whole items, or the rest of the text) as a piece:
+    /// the first with the head, as a document; a later one from its first item on,
+    /// onto the profile so far. It holds `lines` line ends.
+    fn decode_piece(&mut self, cut: usize, lines: u64) -> Result<()> {
+        let Some(indent) = self.head else { return Ok(()) };
         let body = self.pending.get(..cut).unwrap_or_default();
-        let first = self.profile.is_none();
-        let text: Cow<'_, [u8]> = if first {
-            Cow::Borrowed(body)
-        } else {
-            let mut text = Vec::with_capacity(head.len().saturating_add(body.len()));
-            text.extend_from_slice(head);
-            text.extend_from_slice(body);
-            Cow::Owned(text)
-        };
-        // A later piece's line L past the head is line L + moved of the file.
-        let moved = if first { 0 } else { self.pending_line.saturating_sub(1).saturating_sub(*head_lines) };
-        let head_lines = if first { 0 } else { *head_lines };
-        let (piece, version_pos) = match decode_unversioned(&text) {
-            Ok((piece, version_pos)) => (piece.into_owned(), version_pos),
-            Err(mut e) => {
-                if let Location::Line { line, .. } = &mut e.location {
-                    if *line > head_lines {
-                        *line = line.saturating_add(moved);
-                    }
-                }
-                return Err(e);
-            }
-        };
-        self.pieces = self.pieces.saturating_add(1);
         match &mut self.profile {
-            None => self.profile = Some((piece, version_pos)),
-            Some((profile, _)) => append(profile, piece, head_lines, moved),
+            None => self.profile = Some(decode_unversioned_owned(body)?),
+            Some((profile, _)) => decode_items(body, self.pending_line, indent, profile)?,
         }
-        let lines = newlines(body);
+        self.pieces = self.pieces.saturating_add(1);
         self.pending_line = self.pending_line.saturating_add(lines);
         self.pending.drain(..cut.min(self.pending.len()));
         Ok(())
     }
 }
 
-/// Appends a later piece's functions to `profile`: its spans rebased onto the
-/// profile's arrays, its lines (past the head's `head_lines`, whose keys the first
-/// piece had) moved by `moved`.
-fn append(profile: &mut Profile<'static>, piece: Profile<'static>, head_lines: u64, moved: u64) {
-    let rebase = |span: Span, base: usize| -> Span {
-        // An empty span is {0, 0} whoever decodes it (see `Span::since`).
-        if span.is_empty() {
-            return span;
-        }
-        Span { start: span.start.saturating_add(u32::try_from(base).unwrap_or(u32::MAX)), len: span.len }
-    };
-    let (blocks, inline_tree) = (profile.blocks.len(), profile.inline_tree.len());
-    let (calls, successors, probes) = (profile.calls.len(), profile.successors.len(), profile.probes.len());
-    let (probe_ids, probe_nodes) = (profile.probe_ids.len(), profile.probe_nodes.len());
-    profile.functions.extend(piece.functions.into_iter().map(|mut f| {
-        f.blocks = rebase(f.blocks, blocks);
-        f.inline_tree = rebase(f.inline_tree, inline_tree);
-        f.line = f.line.saturating_add(moved);
-        f
-    }));
-    profile.blocks.extend(piece.blocks.into_iter().map(|mut b| {
-        b.calls = rebase(b.calls, calls);
-        b.successors = rebase(b.successors, successors);
-        b.probes = rebase(b.probes, probes);
-        b.line = b.line.saturating_add(moved);
-        b
-    }));
-    profile.probes.extend(piece.probes.into_iter().map(|mut p| {
-        p.block_probes = rebase(p.block_probes, probe_ids);
-        p.inline_nodes = rebase(p.inline_nodes, probe_nodes);
-        p
-    }));
-    profile.calls.extend(piece.calls);
-    profile.successors.extend(piece.successors);
-    profile.probe_ids.extend(piece.probe_ids);
-    profile.probe_nodes.extend(piece.probe_nodes);
-    profile.inline_tree.extend(piece.inline_tree);
-    profile.unknown_keys.extend(piece.unknown_keys.into_iter().filter(|k| k.line > head_lines).map(|mut k| {
-        k.line = k.line.saturating_add(moved);
-        k
-    }));
-    // `pseudo_probe_desc` follows the functions: only the last piece has it.
-    if !piece.probe_desc.is_empty() {
-        profile.probe_desc = piece.probe_desc;
-    }
-    profile.flow_wrapped |= piece.flow_wrapped;
-}
-
 enum Head {
-    /// The head's length, its lines, and the items' indentation.
-    Found(usize, u64, usize),
+    /// The head's length, and the items' indentation.
+    Found(usize, usize),
     NotYet,
     /// Not a document this reader cuts into pieces.
     None,
@@ -239,15 +168,14 @@ enum Head {
 
 /// The search for the head in `pending`: optional `---`, a `header:` mapping, then
 /// the line `functions:` followed by a block sequence's first item. The lines
-/// before `at` were looked at (`lines` of them).
+/// before `at` were looked at.
 #[derive(Clone, Copy, Debug, Default)]
 struct HeadScan {
     at: usize,
     /// Bytes past `at` known to hold no line end (see [`whole_line`]).
     searched: usize,
-    lines: u64,
-    /// Where the head ends (after its `functions:` line), and its lines.
-    end: Option<(usize, u64)>,
+    /// Where the head ends (after its `functions:` line).
+    end: Option<usize>,
 }
 
 impl HeadScan {
@@ -260,18 +188,17 @@ impl HeadScan {
             let blank = line.iter().all(|&b| b == b' ') || line.first() == Some(&b'#');
             match self.end {
                 None => {
-                    self.lines = self.lines.saturating_add(1);
                     if !blank && line.first() != Some(&b' ') {
                         match line {
                             b"---" | b"header:" => {}
-                            b"functions:" => self.end = Some((self.at, self.lines)),
+                            b"functions:" => self.end = Some(self.at),
                             _ => return Head::None,
                         }
                     }
                 }
-                Some((end, head_lines)) if !blank => {
+                Some(end) if !blank => {
                     return match item_indent(line) {
-                        Some(indent) => Head::Found(end, head_lines, indent),
+                        Some(indent) => Head::Found(end, indent),
                         None => Head::None,
                     };
                 }
@@ -286,33 +213,136 @@ impl HeadScan {
 #[derive(Clone, Copy, Debug, Default)]
 struct Scan {
     at: usize,
-    /// Bytes past `at` known to hold no line end (see [`whole_line`]).
+    /// The bytes before this were searched for the last line end.
     searched: usize,
-    /// Items of the sequence begun so far, and where the last one begins.
+    /// Line ends before `at`.
+    lines: u64,
+    /// Items of the sequence begun so far, where the last one begins, and the
+    /// line ends before it.
     items: usize,
     last: Option<usize>,
+    last_lines: u64,
     /// A line at the document's top level (what follows the functions) was met:
     /// no item begins after it.
     ended: bool,
 }
 
+/// What a whole line is to the search for items.
+#[derive(PartialEq, Eq)]
+enum LineKind {
+    /// `- ...` at the sequence's indentation.
+    Item,
+    /// Content at column 1 that is not an item: the functions are over.
+    TopLevel,
+    Other,
+}
+
 impl Scan {
-    /// Looks at the whole lines of `text` past `at`, for items at `indent`.
+    /// Looks at the whole lines of `text` past `at`, for items at `indent`. The line
+    /// ends are found eight bytes at a time and only the first bytes of each line
+    /// are looked at: this runs over every byte of the file.
     fn lines(&mut self, text: &[u8], indent: usize) {
-        while let Some(len) = whole_line(text, self.at, &mut self.searched) {
-            let line = text.get(self.at..self.at.saturating_add(len)).unwrap_or_default();
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if !self.ended {
-                if item_indent(line) == Some(indent) {
+        if self.ended {
+            return;
+        }
+        let from = self.at.max(self.searched);
+        self.searched = text.len();
+        let Some(last_end) = text.get(from..).and_then(|rest| memchr::memrchr(b'\n', rest)) else { return };
+        let Some(whole) = text.get(self.at..=from.saturating_add(last_end)) else { return };
+        let mut ends = line_ends(whole);
+        let (mut start, mut lines) = (0usize, self.lines);
+        loop {
+            match line_kind(whole.get(start..).unwrap_or_default(), indent) {
+                LineKind::Item => {
                     self.items = self.items.saturating_add(1);
-                    self.last = Some(self.at);
-                } else if line.first().is_some_and(|&b| b != b' ' && b != b'#') {
-                    self.ended = true;
+                    self.last = Some(self.at.saturating_add(start));
+                    self.last_lines = lines;
                 }
+                LineKind::TopLevel => {
+                    self.ended = true;
+                    return;
+                }
+                LineKind::Other => {}
             }
-            self.at = self.at.saturating_add(len).saturating_add(1);
+            // The line's end, and the next line's start.
+            let Some(end) = ends.next() else { break };
+            lines = lines.saturating_add(1);
+            start = end.saturating_add(1);
+            if start >= whole.len() {
+                break;
+            }
+        }
+        self.lines = lines;
+        self.at = self.at.saturating_add(whole.len());
+    }
+
+    /// The scan of the text left once `pending[..cut]` (up to the last item) was
+    /// decoded: it starts with that item.
+    fn cut(self, cut: usize) -> Scan {
+        Scan {
+            at: self.at.saturating_sub(cut),
+            searched: self.searched.saturating_sub(cut),
+            lines: self.lines.saturating_sub(self.last_lines),
+            items: 1,
+            last: Some(0),
+            last_lines: 0,
+            ended: self.ended,
         }
     }
+}
+
+/// What the whole line at the start of `line` is (the bytes after it are not
+/// looked at: every check stops at a byte that cannot be a line end).
+fn line_kind(line: &[u8], indent: usize) -> LineKind {
+    let at = |i: usize| line.get(i).copied();
+    if at(indent) == Some(b'-') && line.get(..indent).is_some_and(|lead| lead.iter().all(|&b| b == b' ')) {
+        let after = indent.saturating_add(1);
+        match at(after) {
+            Some(b' ' | b'\n') => return LineKind::Item,
+            Some(b'\r') if at(after.saturating_add(1)) == Some(b'\n') => return LineKind::Item,
+            _ => {}
+        }
+    }
+    match at(0) {
+        None | Some(b' ' | b'#' | b'\n') => LineKind::Other,
+        // An empty line ended by `\r\n`.
+        Some(b'\r') if at(1) == Some(b'\n') => LineKind::Other,
+        Some(_) => LineKind::TopLevel,
+    }
+}
+
+/// The positions of the `\n` bytes of `bytes`, in order, found a word at a time.
+fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let words = bytes.chunks_exact(8);
+    // The last few bytes as a word of their own, padded with zeros (not `\n`).
+    let mut tail = [0u8; 8];
+    for (t, &b) in tail.iter_mut().zip(words.remainder()) {
+        *t = b;
+    }
+    let words = words.map(|word| <[u8; 8]>::try_from(word).unwrap_or_default()).chain(core::iter::once(tail));
+    words.enumerate().flat_map(|(word, bytes)| {
+        let mut mask = line_end_mask(u64::from_le_bytes(bytes));
+        let base = word.saturating_mul(8);
+        core::iter::from_fn(move || {
+            if mask == 0 {
+                return None;
+            }
+            let byte = (mask.trailing_zeros() / 8) as usize;
+            mask &= mask.wrapping_sub(1);
+            Some(base.saturating_add(byte))
+        })
+    })
+}
+
+/// The high bit of each byte of `word` that is `\n` (exact: a byte is `\n` where
+/// its XOR with `\n` is zero, and the test carries nothing between bytes).
+fn line_end_mask(word: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const LINE_ENDS: u64 = u64::from_le_bytes([b'\n'; 8]);
+    let x = word ^ LINE_ENDS;
+    // Each byte's high bit: set where the byte is not zero.
+    let nonzero = (x & LOW7).wrapping_add(LOW7) | x;
+    !nonzero & !LOW7
 }
 
 /// The indentation of a line that begins an item of a block sequence (`- ...`).
@@ -340,25 +370,59 @@ fn whole_line(text: &[u8], at: usize, searched: &mut usize) -> Option<usize> {
     }
 }
 
-/// The `\n` bytes of `bytes`, eight at a time (exact: a word's byte is `\n` where
-/// its XOR with `\n` is zero, and the test below carries nothing between bytes).
+/// The `\n` bytes of `bytes`, eight at a time.
 fn newlines(bytes: &[u8]) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const LINE_ENDS: u64 = 0x0a0a_0a0a_0a0a_0a0a;
     let mut words = bytes.chunks_exact(8);
     let mut n = 0u64;
     for word in &mut words {
-        let x = u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or_default()) ^ LINE_ENDS;
-        // Each byte's high bit: set where the byte is not zero.
-        let nonzero = (x & LOW7).wrapping_add(LOW7) | x;
-        n = n.saturating_add(u64::from((!nonzero & !LOW7).count_ones()));
+        let word = u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or_default());
+        n = n.saturating_add(u64::from(line_end_mask(word).count_ones()));
     }
     n.saturating_add(words.remainder().iter().filter(|&&b| b == b'\n').count() as u64)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::newlines;
+    use super::{line_ends, line_kind, newlines, LineKind};
+
+    #[test]
+    fn line_ends_are_found_in_every_position() {
+        for len in 0..20 {
+            for at in 0..len {
+                for also in [None, Some(0), Some(len - 1), Some(at / 2)] {
+                    let mut bytes = alloc::vec![b'x'; len];
+                    bytes[at] = b'\n';
+                    if let Some(other) = also {
+                        bytes[other] = b'\n';
+                    }
+                    let expected: alloc::vec::Vec<usize> = (0..len).filter(|&i| bytes[i] == b'\n').collect();
+                    assert_eq!(line_ends(&bytes).collect::<alloc::vec::Vec<_>>(), expected, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_told_apart_by_their_first_bytes() {
+        let kind = |line: &[u8], indent| line_kind(line, indent);
+        assert!(kind(b"  - name: x\n", 2) == LineKind::Item);
+        assert!(kind(b"  -\n", 2) == LineKind::Item);
+        assert!(kind(b"  -\r\n", 2) == LineKind::Item);
+        assert!(kind(b"- name: x\n", 0) == LineKind::Item);
+        assert!(kind(b"  -x\n", 2) == LineKind::Other, "a plain scalar, not an item");
+        assert!(kind(b"  -\rx\n", 2) == LineKind::Other);
+        assert!(kind(b"    - bid: 0\n", 2) == LineKind::Other, "a deeper sequence's item");
+        assert!(kind(b" - x\n", 2) == LineKind::Other);
+        assert!(kind(b"  \n- x\n", 1) == LineKind::Other, "a check never reads past the line's end");
+        assert!(kind(b"pseudo_probe_desc:\n", 2) == LineKind::TopLevel);
+        assert!(kind(b"- x\n", 2) == LineKind::TopLevel);
+        assert!(kind(b"...\n", 2) == LineKind::TopLevel);
+        assert!(kind(b"\r\n", 2) == LineKind::Other, "an empty line");
+        assert!(kind(b"\r\rx\n", 2) == LineKind::TopLevel);
+        assert!(kind(b"\n", 2) == LineKind::Other);
+        assert!(kind(b"# a comment\n", 2) == LineKind::Other);
+        assert!(kind(b"    fid: 1\n", 2) == LineKind::Other);
+    }
 
     #[test]
     fn newlines_are_counted_exactly_in_every_position() {
