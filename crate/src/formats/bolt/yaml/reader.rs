@@ -99,6 +99,8 @@ const ORDINARY: u8 = 2;
 const KEY: u8 = 4;
 /// Skipped between a flow collection's tokens without a look: blanks and `\r`.
 const FLOW_SPACE: u8 = 8;
+/// Part of a key as LLVM names them: lowercase letters, digits, `-` and `_`.
+const WORD: u8 = 16;
 
 static CLASS: [u8; 256] = classes();
 
@@ -121,6 +123,9 @@ const fn classes() -> [u8; 256] {
         }
         if !matches!(byte, b'\n' | b'\r' | b':' | b'#') {
             class |= KEY;
+        }
+        if matches!(byte, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_') {
+            class |= WORD;
         }
         table[b] = class;
         b += 1;
@@ -400,6 +405,8 @@ impl<'a> Reader<'a> {
     pub fn next_key(&mut self, map: &mut Mapping) -> Result<Option<Key<'a>>> {
         if map.first_inline {
             map.first_inline = false;
+        } else if let Some(key) = self.llvm_key(map.indent) {
+            return Ok(Some(key));
         } else if !self.next_line_at(map.indent, |_| true, "a key at the mapping's indentation")? {
             return Ok(None);
         }
@@ -439,6 +446,31 @@ impl<'a> Reader<'a> {
         Ok(Some(Key { name, pos }))
     }
 
+    /// A key as LLVM writes them, taken at once: at the start of a line, the
+    /// mapping's indentation in spaces, then a lowercase word (letters, digits,
+    /// `-` and `_`), `:` and a space. What the general path makes of such a line
+    /// (the key, where it is, the cursor on its value); None, and the cursor
+    /// unmoved, for any other line.
+    fn llvm_key(&mut self, indent: usize) -> Option<Key<'a>> {
+        if self.pos != self.line_start {
+            return None;
+        }
+        let line = self.rest();
+        let word = line.get(indent..)?;
+        if !word.first().is_some_and(u8::is_ascii_lowercase) || spaces(line) != indent {
+            return None;
+        }
+        let len = run(word, WORD);
+        if word.get(len..len.saturating_add(2)) != Some(b": ".as_slice()) {
+            return None;
+        }
+        let pos = Pos { line: self.line, column: (indent as u64).saturating_add(1) };
+        let name = Cow::Borrowed(word.get(..len).unwrap_or_default());
+        self.advance(indent.saturating_add(len).saturating_add(1));
+        self.skip_blanks();
+        Some(Key { name, pos })
+    }
+
     /// True when the key's value is on following lines (nothing but a comment after the ':').
     pub fn value_is_nested(&mut self) -> Result<bool> {
         if matches!(self.peek(), None | Some(b'\n' | b'\r' | b'#')) {
@@ -451,6 +483,19 @@ impl<'a> Reader<'a> {
 
     /// A scalar value on the key's line; the line is consumed.
     pub fn scalar(&mut self) -> Result<Scalar<'a>> {
+        // As LLVM writes most values: a plain scalar of ordinary bytes up to the
+        // line's end, taken at once (what the general path below makes of it).
+        let rest = self.rest();
+        let plain = rest
+            .first()
+            .is_some_and(|&b| !matches!(b, b'\'' | b'"' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`'));
+        let len = run(rest, ORDINARY);
+        if plain && len > 0 && rest.get(len) == Some(&b'\n') {
+            let scalar = Scalar { text: Cow::Borrowed(rest.get(..len).unwrap_or_default()), pos: self.here() };
+            self.advance(len);
+            self.bump();
+            return Ok(scalar);
+        }
         let scalar = self.scalar_in(false, false)?;
         self.end_line()?;
         Ok(scalar)
