@@ -44,7 +44,12 @@ pub(super) fn decode_unversioned(data: &[u8]) -> Result<(Profile<'_>, Pos)> {
 /// [`decode_unversioned`] with the profile's text copied out of `data` (a stream's
 /// first piece, whose bytes are dropped once decoded).
 pub(super) fn decode_unversioned_owned(data: &[u8]) -> Result<(Profile<'static>, Pos)> {
-    document(data, |text| Cow::Owned(text.into_owned()))
+    document(data, owned)
+}
+
+/// Text copied out of the input: what a stream keeps, its bytes being dropped.
+fn owned(text: Cow<'_, [u8]>) -> Cow<'static, [u8]> {
+    Cow::Owned(text.into_owned())
 }
 
 /// The rest of a document whose head a stream decoded before (see
@@ -54,7 +59,7 @@ pub(super) fn decode_unversioned_owned(data: &[u8]) -> Result<(Profile<'static>,
 /// decode reads them after the same line. The profile's text is copied.
 pub(super) fn decode_items(data: &[u8], line: u64, indent: usize, profile: &mut Profile<'static>) -> Result<()> {
     let mut r = Reader::at_line(data, line);
-    let mut p = Out { profile: core::mem::take(profile), keep: |text| Cow::Owned(text.into_owned()) };
+    let mut p = Out { profile: core::mem::take(profile), keep: owned };
     let mut seq = Sequence::items_at(indent);
     while let Some(map) = r.next_item(&mut seq)? {
         function(&mut r, &mut p, map)?;
@@ -153,15 +158,19 @@ impl Seen {
 }
 
 fn unknown<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, key: Key<'a>, indent: usize) -> Result<()> {
-    let key_text = (p.keep)(key.name);
-    p.unknown_keys.push(UnknownKey { key: key_text, line: key.pos.line, column: key.pos.column });
+    remember_unknown(p, key);
     r.skip_value(indent)
 }
 
 fn unknown_in_flow<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, key: Key<'a>) -> Result<()> {
-    let key_text = (p.keep)(key.name);
-    p.unknown_keys.push(UnknownKey { key: key_text, line: key.pos.line, column: key.pos.column });
+    remember_unknown(p, key);
     r.skip_flow_value()
+}
+
+/// An unknown key, kept for LLVM's warning about it.
+fn remember_unknown<'a>(p: &mut Out<'a, '_>, key: Key<'a>) {
+    let text = (p.keep)(key.name);
+    p.unknown_keys.push(UnknownKey { key: text, line: key.pos.line, column: key.pos.column });
 }
 
 /// `StringRef::getAsUnsignedInteger(S, 0, N)`.

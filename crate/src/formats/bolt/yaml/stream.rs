@@ -33,11 +33,11 @@ use alloc::vec::Vec;
 
 use super::decode::{check_version, decode_items, decode_unversioned_owned};
 use super::reader::Pos;
-use super::{decode, Profile};
+use super::Profile;
 use crate::error::Result;
 
-/// Pieces are cut once this many bytes are waiting: the head is decoded again with
-/// each, so they are much larger than it.
+/// Pieces are cut once this many bytes are waiting: each costs a decode call and
+/// a cut search from its end, so they are much larger than a function.
 pub const PIECE: usize = 4 << 20;
 
 /// A BOLT YAML profile read block by block.
@@ -117,7 +117,10 @@ impl YamlStream {
     /// The profile, once every byte was fed.
     pub fn finish(mut self) -> Result<Profile<'static>> {
         if self.whole || self.head.is_none() {
-            return decode(&self.pending).map(Profile::into_owned);
+            // Decoded with its text copied, as the pieces are (not borrowed, then copied).
+            let (profile, version_pos) = decode_unversioned_owned(&self.pending)?;
+            check_version(&profile, version_pos)?;
+            return Ok(profile);
         }
         self.decode_piece(self.pending.len(), newlines(&self.pending))?;
         let (profile, version_pos) = self.profile.ok_or(crate::error::Error::malformed(0, "a profile"))?;
