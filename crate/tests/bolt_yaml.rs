@@ -320,9 +320,10 @@ fn unknown_nested_values_are_skipped_and_ids_pointing_nowhere_are_kept() {
 
 /// The reader takes keys and values as LLVM writes them (`key: value` up to the
 /// line's end) at once; spelled otherwise they take its general path. Every corpus
-/// YAML with each `: ` written `:\t` (no key as LLVM writes them) and a blank
-/// before each line end (no value up to it) decodes to the same profile, or fails
-/// at the same line and column.
+/// YAML with each `: ` written `:\t` (no key as LLVM writes them), a blank before
+/// each line end (no value up to it) and a tab before each flow entry's end (no
+/// flow value up to `,` or ` }`) decodes to the same profile, or fails at the same
+/// line and column.
 #[test]
 fn llvm_spelled_keys_and_values_read_as_any_spelling() {
     let mut same = 0;
@@ -336,6 +337,16 @@ fn llvm_spelled_keys_and_values_read_as_any_spelling() {
                     respelled.extend_from_slice(b":\t");
                     i += 2;
                 }
+                // A flow entry's value ends at a tab, not at `,` or ` }`: the
+                // same length, so every column stays.
+                (b',', Some(b' ')) => {
+                    respelled.extend_from_slice(b"\t,");
+                    i += 2;
+                }
+                (b' ', Some(&close @ (b'}' | b']'))) => {
+                    respelled.extend_from_slice(&[b'\t', close]);
+                    i += 2;
+                }
                 (b'\n', _) => {
                     respelled.extend_from_slice(b" \n");
                     i += 1;
@@ -346,11 +357,11 @@ fn llvm_spelled_keys_and_values_read_as_any_spelling() {
                 }
             }
         }
-        // `: ` inside a quoted name is text, not a separator: such files are
-        // compared as they decode, whatever that gives.
+        // `: ` (or `, `, ` }`) inside a quoted name is text, not a separator:
+        // such files are compared as they decode, whatever that gives.
         let quoted_colon = text.split(|&b| b == b'\n').any(|line| {
             let quote = line.iter().position(|&b| b == b'\'' || b == b'"');
-            quote.is_some_and(|q| line[q..].windows(2).any(|w| w == b": "))
+            quote.is_some_and(|q| line[q..].windows(2).any(|w| matches!(w, b": " | b", " | b" }" | b" ]")))
         });
         let (ours, theirs) = (yaml::decode(&text), yaml::decode(&respelled));
         match (&ours, &theirs) {

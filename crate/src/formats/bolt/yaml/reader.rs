@@ -159,6 +159,13 @@ fn spaces(bytes: &[u8]) -> usize {
     n.saturating_add(tail.iter().take_while(|&&b| b == b' ').count())
 }
 
+/// Whether a run of ordinary bytes is a plain scalar: it starts with none of the
+/// bytes that open a quoted scalar, an anchor, alias, tag or block scalar, or are
+/// reserved.
+fn plain_start(bytes: &[u8]) -> bool {
+    bytes.first().is_some_and(|&b| !matches!(b, b'\'' | b'"' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`'))
+}
+
 fn is_blank(b: u8) -> bool {
     class(b) & BLANK != 0
 }
@@ -486,11 +493,8 @@ impl<'a> Reader<'a> {
         // As LLVM writes most values: a plain scalar of ordinary bytes up to the
         // line's end, taken at once (what the general path below makes of it).
         let rest = self.rest();
-        let plain = rest
-            .first()
-            .is_some_and(|&b| !matches!(b, b'\'' | b'"' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`'));
         let len = run(rest, ORDINARY);
-        if plain && len > 0 && rest.get(len) == Some(&b'\n') {
+        if len > 0 && plain_start(rest) && rest.get(len) == Some(&b'\n') {
             let scalar = Scalar { text: Cow::Borrowed(rest.get(..len).unwrap_or_default()), pos: self.here() };
             self.advance(len);
             self.bump();
@@ -775,6 +779,16 @@ impl<'a> Reader<'a> {
 
     /// A key inside a flow mapping, positioned at its value.
     pub fn flow_key(&mut self) -> Result<Key<'a>> {
+        // As LLVM writes them (`bid: `): a lowercase word, `:` and a space, taken
+        // at once (what the general path below makes of it).
+        let rest = self.rest();
+        let len = run(rest, WORD);
+        if rest.first().is_some_and(u8::is_ascii_lowercase) && rest.get(len..len.saturating_add(2)) == Some(b": ".as_slice()) {
+            let key = Key { name: Cow::Borrowed(rest.get(..len).unwrap_or_default()), pos: self.here() };
+            self.advance(len.saturating_add(1));
+            self.skip_flow_space()?;
+            return Ok(key);
+        }
         let scalar = self.scalar_in(true, true)?;
         self.skip_flow_space()?;
         if self.peek() != Some(b':') {
@@ -787,6 +801,17 @@ impl<'a> Reader<'a> {
 
     /// A scalar inside a flow collection.
     pub fn flow_scalar(&mut self) -> Result<Scalar<'a>> {
+        // As LLVM writes them (`5, ` or `5 }`): ordinary bytes up to the entry's
+        // end, taken at once (what the general path below makes of them).
+        let rest = self.rest();
+        let len = run(rest, ORDINARY);
+        let ends = |at: usize| matches!(rest.get(at), Some(b',' | b'}' | b']'));
+        if len > 0 && plain_start(rest) && (ends(len) || (rest.get(len) == Some(&b' ') && ends(len.saturating_add(1)))) {
+            let scalar = Scalar { text: Cow::Borrowed(rest.get(..len).unwrap_or_default()), pos: self.here() };
+            self.advance(len);
+            self.skip_flow_space()?;
+            return Ok(scalar);
+        }
         let scalar = self.scalar_in(true, false)?;
         self.skip_flow_space()?;
         Ok(scalar)
