@@ -749,6 +749,16 @@ impl<'a> Reader<'a> {
     /// The next entry of a flow collection: true if there is one (positioned at it),
     /// false after its closing bracket.
     pub fn next_entry(&mut self, flow: &mut Flow) -> Result<bool> {
+        // As LLVM writes them: `, ` then the entry, taken at once (what the general
+        // path below makes of it).
+        if !flow.first && self.peek() == Some(b',') && self.peek_at(1) == Some(b' ') {
+            if let Some(c) = self.peek_at(2) {
+                if c != flow.close && !matches!(c, b',' | b'#' | b'\n') && class(c) & FLOW_SPACE == 0 {
+                    self.advance(2);
+                    return Ok(true);
+                }
+            }
+        }
         self.skip_flow_space()?;
         match self.peek() {
             None => Err(flow.pos.error("the end of the flow collection (the input ended inside it)")),
