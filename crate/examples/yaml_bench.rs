@@ -5,7 +5,10 @@
 //!
 //! `cargo run --release -p pgolens --example yaml_bench -- FILE.yaml [RUNS [streamed|whole]]`
 //! (both by default; one alone, to count its instructions under
-//! `valgrind --tool=cachegrind --cache-sim=no`, steadier than time on a shared VM)
+//! `valgrind --tool=cachegrind --cache-sim=no`, steadier than time on a shared VM).
+//! It also prints each mode's peak of live heap bytes, a grown block counted with
+//! the block it replaces (the worker's wasm allocator copies a block it cannot
+//! grow in place, and its memory never shrinks), as a multiple of the file.
 
 #![allow(
     clippy::unwrap_used,
@@ -16,7 +19,51 @@
 )] // a bench binary
 
 use pgolens::formats::bolt::yaml::{self, YamlStream, PIECE};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
+
+/// The system allocator, counting live bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        PEAK.fetch_max(live, Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // Both blocks live while the old one is copied.
+        let both = LIVE.fetch_add(new_size, Relaxed) + new_size;
+        PEAK.fetch_max(both, Relaxed);
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Starts a peak count from the bytes live now; returns them.
+fn peak_from_here() -> usize {
+    let live = LIVE.load(Relaxed);
+    PEAK.store(live, Relaxed);
+    live
+}
+
+fn report_peak(what: &str, base: usize, bytes: usize) {
+    let peak = PEAK.load(Relaxed) - base;
+    println!("{what:<8} heap peak {:.1} MB ({:.2}x the file)", peak as f64 / 1e6, peak as f64 / bytes as f64);
+}
 
 /// The worker's read size (worker.js reads the file in 4 MiB blocks).
 const CHUNK: usize = 4 << 20;
@@ -44,9 +91,10 @@ fn main() {
 
     let mut times = Vec::new();
     let mut found = (0, 0);
+    let base = peak_from_here();
     for _ in 0..if stream { runs } else { 0 } {
         let start = Instant::now();
-        let mut stream = YamlStream::new(PIECE);
+        let mut stream = YamlStream::with_len(PIECE, text.len() as u64);
         for block in text.chunks(CHUNK) {
             stream.feed(block).unwrap();
         }
@@ -57,9 +105,11 @@ fn main() {
     if stream {
         println!("{} functions, {} blocks, {} bytes", found.0, found.1, text.len());
         report("streamed", times, text.len());
+        report_peak("streamed", base, text.len());
     }
 
     let mut times = Vec::new();
+    let base = peak_from_here();
     for _ in 0..if whole { runs } else { 0 } {
         let start = Instant::now();
         let profile = yaml::decode(&text).unwrap();
@@ -70,5 +120,6 @@ fn main() {
     }
     if whole {
         report("whole", times, text.len());
+        report_peak("whole", base, text.len());
     }
 }

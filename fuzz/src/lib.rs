@@ -319,8 +319,9 @@ pub fn bolt_yaml(data: &[u8]) {
         // Decoded as it streams in, a piece of whole functions at a time (pieces as
         // small as they come, blocks of a few bytes): what it decodes is the whole
         // text's profile. It may fail where the whole text does not, or with another
-        // error (see `YamlStream`): the page then reads the file whole.
-        let mut stream = yaml::YamlStream::new(1);
+        // error (see `YamlStream`): the page then reads the file whole. Told the
+        // text's length, as the page tells it the file's size.
+        let mut stream = yaml::YamlStream::with_len(1, data.len() as u64);
         let streamed = data.chunks(61).try_for_each(|block| stream.feed(block)).and_then(|()| stream.finish());
         if let Ok(streamed) = streamed {
             assert_eq!(Ok(streamed), yaml::decode(data).map(yaml::Profile::into_owned));

@@ -159,7 +159,7 @@ impl Session {
             Format::PerfData | Format::PerfDataPipe => {}
             Format::BoltYaml => {
                 self.streaming =
-                    Some(Streaming::Yaml { detection, len, stream: Box::new(YamlStream::new(yaml::PIECE)) });
+                    Some(Streaming::Yaml { detection, len, stream: Box::new(YamlStream::with_len(yaml::PIECE, len)) });
                 return Some(0);
             }
             _ => return None,

@@ -793,7 +793,9 @@ impl<'a> Reader<'a> {
         // at once (what the general path below makes of it).
         let rest = self.rest();
         let len = run(rest, WORD);
-        if rest.first().is_some_and(u8::is_ascii_lowercase) && rest.get(len..len.saturating_add(2)) == Some(b": ".as_slice()) {
+        if rest.first().is_some_and(u8::is_ascii_lowercase)
+            && rest.get(len..len.saturating_add(2)) == Some(b": ".as_slice())
+        {
             let key = Key { name: Cow::Borrowed(rest.get(..len).unwrap_or_default()), pos: self.here() };
             self.advance(len.saturating_add(1));
             self.skip_flow_space()?;
@@ -816,7 +818,8 @@ impl<'a> Reader<'a> {
         let rest = self.rest();
         let len = run(rest, ORDINARY);
         let ends = |at: usize| matches!(rest.get(at), Some(b',' | b'}' | b']'));
-        if len > 0 && plain_start(rest) && (ends(len) || (rest.get(len) == Some(&b' ') && ends(len.saturating_add(1)))) {
+        if len > 0 && plain_start(rest) && (ends(len) || (rest.get(len) == Some(&b' ') && ends(len.saturating_add(1))))
+        {
             let scalar = Scalar { text: Cow::Borrowed(rest.get(..len).unwrap_or_default()), pos: self.here() };
             self.advance(len);
             self.skip_flow_space()?;

@@ -61,6 +61,10 @@ pub struct YamlStream {
     pieces: usize,
     /// The text's last byte so far: whether its last line is terminated.
     last_byte: Option<u8>,
+    /// Bytes fed so far, and the text's whole length where the caller knows it
+    /// (0: not known), from which the profile's arrays are sized ahead.
+    fed: u64,
+    expected: u64,
 }
 
 impl YamlStream {
@@ -77,7 +81,19 @@ impl YamlStream {
             piece: piece.max(1),
             pieces: 0,
             last_byte: None,
+            fed: 0,
+            expected: 0,
         }
+    }
+
+    /// A stream of a text of `len` bytes (a file's size). After each piece the
+    /// profile's arrays are given room for what the rest of the text likely holds
+    /// at the density of the text so far, in one step, where growing by doubling
+    /// would leave up to half of each unused and, while growing, hold the old and
+    /// the new array at once (the page's wasm memory never shrinks). The length is
+    /// a hint: a wrong one costs memory or copies, never a different profile.
+    pub fn with_len(piece: usize, len: u64) -> YamlStream {
+        YamlStream { expected: len, ..YamlStream::new(piece) }
     }
 
     /// Feeds the next bytes of the text.
@@ -85,6 +101,7 @@ impl YamlStream {
         if let Some(&last) = block.last() {
             self.last_byte = Some(last);
         }
+        self.fed = self.fed.saturating_add(block.len() as u64);
         self.pending.extend_from_slice(block);
         if self.whole {
             return Ok(());
@@ -157,7 +174,44 @@ impl YamlStream {
         self.pieces = self.pieces.saturating_add(1);
         self.pending_line = self.pending_line.saturating_add(lines);
         self.pending.drain(..cut.min(self.pending.len()));
+        self.size_ahead();
         Ok(())
+    }
+
+    /// Gives each of the profile's arrays room for the rest of the text at the
+    /// density of the text decoded so far (see [`YamlStream::with_len`]), once that
+    /// is a sixteenth of the text: the first functions are not a fair sample.
+    fn size_ahead(&mut self) {
+        let decoded = self.fed.saturating_sub(self.pending.len() as u64);
+        let Some((p, _)) = &mut self.profile else { return };
+        if self.expected <= decoded || decoded < self.expected / 16 || decoded == 0 {
+            return;
+        }
+        let (expected, decoded) = (u128::from(self.expected), u128::from(decoded));
+        let projected = |len: usize| {
+            let total = (len as u128).saturating_mul(expected).checked_div(decoded).unwrap_or(0);
+            usize::try_from(total).unwrap_or(usize::MAX)
+        };
+        ahead(&mut p.functions, projected);
+        ahead(&mut p.blocks, projected);
+        ahead(&mut p.calls, projected);
+        ahead(&mut p.successors, projected);
+        ahead(&mut p.probes, projected);
+        ahead(&mut p.probe_ids, projected);
+        ahead(&mut p.probe_nodes, projected);
+        ahead(&mut p.inline_tree, projected);
+    }
+}
+
+/// When `v` has no room for the `projected` total its length gives, grows it to
+/// that total plus 1/16 (the density varies a little along a profile), or by an
+/// eighth at least, so that a projection creeping up copies it a bounded number of
+/// times. Memory refused leaves it as it is: it then grows as it fills.
+fn ahead<T>(v: &mut Vec<T>, projected: impl Fn(usize) -> usize) {
+    let total = projected(v.len());
+    if total > v.capacity() {
+        let total = total.saturating_add(total / 16).max(v.capacity().saturating_add(v.capacity() / 8));
+        let _ = v.try_reserve_exact(total.saturating_sub(v.len()));
     }
 }
 
