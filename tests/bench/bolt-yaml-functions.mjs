@@ -9,7 +9,8 @@
 //
 // With several files, each is dropped on a fresh page in turn. Output ends with one
 // line of JSON for scripts: [{"file","bytes","firstRowsMs","tabPeakBytes",
-// "tabPeakPerFileByte","allGrowthBytes","functions"}, ...].
+// "tabPeakPerFileByte","allGrowthBytes","functions","stalls"}, ...] (stalls: reads of
+// the file that stalled and were read on from a new stream, see worker.js).
 
 import { execFileSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -47,6 +48,11 @@ async function one(browser, url, file) {
   const page = await browser.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e));
+  // The worker's reads of the file that stalled and were read on (worker.js).
+  let stalls = 0;
+  page.on('console', (m) => {
+    if (/reading the file stalled/.test(m.text())) stalls++;
+  });
   await page.goto(url);
   await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
   // The File comes from a file input of our own (Playwright hands the page the
@@ -101,7 +107,7 @@ async function one(browser, url, file) {
   await page.close();
   if (errors.length) throw errors[0];
   console.log(`file: ${file} (${mb(bytes)}), ${functions} functions`);
-  console.log(`drop → first Functions rows drawn: ${firstRows.toFixed(0)} ms`);
+  console.log(`drop → first Functions rows drawn: ${firstRows.toFixed(0)} ms${stalls ? ` (${stalls} stalled reads)` : ''}`);
   console.log(`tab peak: ${mb(tab)} (${(tab / bytes).toFixed(2)}× the file; it grew ${mb(growth)}); all chromium processes grew ${mb(peakAll - base.all)}`);
   return {
     file,
@@ -112,6 +118,7 @@ async function one(browser, url, file) {
     tabGrowthBytes: growth,
     allGrowthBytes: peakAll - base.all,
     functions,
+    stalls,
   };
 }
 

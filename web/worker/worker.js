@@ -339,13 +339,14 @@ class Fingerprint {
 // hundreds of MB at the peak). Falls back to the plain reader where Blob streams
 // are not byte streams.
 //
-// A read that has not resolved after `patience` ms is taken as stalled: Chromium's
-// Blob stream was seen to stop for good mid-file, its read never resolving (about
-// one 100 MB drop in ten, headless Chromium 156, tests/bench/bolt-yaml-functions.mjs).
-// The stream is then cancelled and the rest read from a new one at the same offset,
-// with twice the patience (a slow disk is not taken for a stalled one for long);
-// after STALLS_MAX stalls in a row with no byte between them, the read fails.
-const STALL_MS = 3000;
+// A read that has not resolved after `patience` ms (each read of a 100 MB file from
+// the OS's cache took 0.2–9 ms) is taken as stalled: Chromium's Blob stream was seen
+// to stop for good mid-file, its read never resolving (about one 100 MB drop in ten,
+// headless Chromium 156, tests/bench/bolt-yaml-functions.mjs). The stream is then
+// cancelled and the rest read from a new one at the same offset, with twice the
+// patience (a slow disk is not taken for a stalled one for long); after STALLS_MAX
+// stalls in a row with no byte between them, the read fails.
+const STALL_MS = 1000;
 const STALLS_MAX = 5;
 const CHUNK = 4 << 20;
 
@@ -383,6 +384,7 @@ async function* readChunks(file, patience = STALL_MS) {
       else reader.releaseLock();
     }
     if (++stalls >= STALLS_MAX) throw new Error(`the file stopped being read at byte ${at}`);
+    console.warn(`pgolens: reading the file stalled at byte ${at} (${patience} ms); reading on from there`);
     // The stalled read holds the buffer.
     if (byob) buffer = new ArrayBuffer(CHUNK);
     patience *= 2;
