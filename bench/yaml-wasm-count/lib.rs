@@ -22,7 +22,8 @@ fn text<'a>(at: *const u8, len: usize) -> &'a [u8] {
 
 #[no_mangle]
 pub extern "C" fn streamed(at: *const u8, len: usize) -> u32 {
-    let mut stream = YamlStream::new(PIECE);
+    // Told the length, as the worker tells it the file's size.
+    let mut stream = YamlStream::with_len(PIECE, len as u64);
     for block in text(at, len).chunks(4 << 20) {
         if stream.feed(block).is_err() {
             return 0;
