@@ -341,7 +341,7 @@ class Fingerprint {
 //
 // A read that has not resolved after `patience` ms (each read of a 100 MB file from
 // the OS's cache took 0.2–9 ms) is taken as stalled: Chromium's Blob stream was seen
-// to stop for good mid-file, its read never resolving (about one 100 MB drop in ten,
+// to stop for good mid-file, its read never resolving (5 of 37 drops of a 100 MB YAML,
 // headless Chromium 156, tests/bench/bolt-yaml-functions.mjs). The stream is then
 // cancelled and the rest read from a new one at the same offset, with twice the
 // patience (a slow disk is not taken for a stalled one for long); after STALLS_MAX
