@@ -135,3 +135,41 @@ fn a_pipe_recordings_build_ids_reach_its_streamed_stacks() {
     }
     assert!(with_ids >= 2, "{:?}", stacks.addresses.dsos());
 }
+
+/// A file-mode recording's feature sections, which lie together after the data,
+/// are fetched in one read (each fetch is a synchronous read of the dropped file
+/// in the page), and give the features that fetching each section alone gives.
+#[test]
+fn feature_sections_come_in_one_fetch() {
+    let mut batched = 0;
+    for (name, data) in recordings() {
+        let head = &data[..data.len().min(104)];
+        let read = |offset: u64, len: u64| {
+            let start = usize::try_from(offset).unwrap();
+            data.get(start..start + usize::try_from(len).unwrap()).map(<[u8]>::to_vec)
+        };
+        let mut labels = Vec::new();
+        let mut counting = |offset: u64, len: u64, expected: &'static str| {
+            labels.push(expected);
+            read(offset, len).ok_or(pgolens::Error::malformed(offset, expected))
+        };
+        let Ok((together, _)) = PerfStream::start(head, data.len() as u64, &mut counting) else { continue };
+        // The same, with the read of all sections at once refused.
+        let mut alone = |offset: u64, len: u64, expected: &'static str| {
+            if expected == "feature sections inside the file" {
+                return Err(pgolens::Error::malformed(offset, expected));
+            }
+            read(offset, len).ok_or(pgolens::Error::malformed(offset, expected))
+        };
+        let (apart, _) = PerfStream::start(head, data.len() as u64, &mut alone).unwrap();
+        let features = |s: PerfStream| format!("{:?}", s.finish(&mut |_, _| Ok(())).unwrap().features);
+        let sections = labels.iter().filter(|&&l| l == "feature sections inside the file").count();
+        assert!(sections <= 1, "{name}: {labels:?}");
+        if sections == 1 {
+            assert!(!labels.contains(&"feature section inside the file"), "{name}: {labels:?}");
+            batched += 1;
+        }
+        assert_eq!(features(together), features(apart), "{name}");
+    }
+    assert!(batched > 15, "{batched}");
+}

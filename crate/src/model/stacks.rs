@@ -257,6 +257,9 @@ pub struct StackProfile {
     // The samples.
     leaf: Vec<NodeId>,
     time: Vec<u64>,
+    // The first and last of `time`, kept as samples come: the summary, the
+    // timeline and the stack chart each ask (two passes over millions otherwise).
+    time_span: Option<(u64, u64)>,
     weight: Vec<u64>,
     event: Vec<u16>,
     index: OnceCell<Index>,
@@ -406,6 +409,7 @@ impl StackProfile {
         }
         self.leaf.push(leaf);
         self.time.push(time);
+        self.time_span = Some(self.time_span.map_or((time, time), |(a, b)| (a.min(time), b.max(time))));
         Some(())
     }
 
@@ -446,9 +450,7 @@ impl StackProfile {
 
     /// The first and last sample times, over all events.
     pub fn time_range(&self) -> Option<(u64, u64)> {
-        let min = self.time.iter().min()?;
-        let max = self.time.iter().max()?;
-        Some((*min, *max))
+        self.time_span
     }
 
     fn index(&self) -> &Index {

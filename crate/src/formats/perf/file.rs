@@ -53,6 +53,9 @@ impl FileHeader {
 /// when they do not lie inside it.
 pub type Fetch<'f> = dyn FnMut(u64, u64, &'static str) -> Result<Vec<u8>> + 'f;
 
+/// Feature sections spanning at most this many bytes are fetched in one read.
+const FEATURES_AT_ONCE: u64 = 4 << 20;
+
 pub struct PerfData<'data> {
     pub endian: Endian,
     pub pipe: bool,
@@ -207,15 +210,37 @@ impl<'data> PerfData<'data> {
             let table_len = (features.len() as u64).saturating_mul(16);
             let table_bytes = fetch(data_end, table_len, "feature section table")?;
             let mut table = Reader::at_base(&table_bytes, endian, data_end);
+            let mut sections = Vec::new();
             for feature in features {
                 let at = table.offset();
                 let (offset, size) = section(&mut table)?;
-                if size == 0 {
-                    continue;
+                if size != 0 {
+                    sections.push((feature, at, offset, size));
                 }
-                let feature_bytes = fetch(offset, size, "feature section inside the file")
-                    .map_err(|_| Error::invalid(at, "feature section inside the file", offset))?;
-                let mut fr = Reader::at_base(&feature_bytes, endian, offset);
+            }
+            // The sections lie together after the data, a few KB in all: fetched
+            // in one read where they span at most FEATURES_AT_ONCE (each fetch is a
+            // synchronous read of the dropped file in the page: ~2.5 ms apiece).
+            let lo = sections.iter().map(|&(_, _, offset, _)| offset).min().unwrap_or(0);
+            let hi = sections.iter().map(|&(_, _, offset, size)| offset.saturating_add(size)).max().unwrap_or(0);
+            let together = (sections.len() > 1 && hi.saturating_sub(lo) <= FEATURES_AT_ONCE)
+                .then(|| fetch(lo, hi.saturating_sub(lo), "feature sections inside the file").ok())
+                .flatten()
+                .filter(|bytes| bytes.len() as u64 == hi.saturating_sub(lo));
+            for (feature, at, offset, size) in sections {
+                let own;
+                let feature_bytes = match together.as_deref().and_then(|b| {
+                    let from = usize::try_from(offset.saturating_sub(lo)).ok()?;
+                    b.get(from..from.checked_add(usize::try_from(size).ok()?)?)
+                }) {
+                    Some(bytes) => bytes,
+                    None => {
+                        own = fetch(offset, size, "feature section inside the file")
+                            .map_err(|_| Error::invalid(at, "feature section inside the file", offset))?;
+                        &own[..]
+                    }
+                };
+                let mut fr = Reader::at_base(feature_bytes, endian, offset);
                 self.features.add(feature, &mut fr)?;
             }
         }

@@ -55,6 +55,7 @@ impl StackProfile {
             |leaf: &NodeId| map.get(*leaf as usize).copied().filter(|&n| n != transform::DROPPED).unwrap_or(ROOT);
         out.leaf = self.leaf.iter().map(moved).collect();
         out.time.clone_from(&self.time);
+        out.time_span = self.time_span;
         out.weight.clone_from(&self.weight);
         out.event.clone_from(&self.event);
         out

@@ -77,6 +77,13 @@ fn the_prefix_tree_shares_prefixes_and_rejects_unknown_ids() {
     assert_eq!(p.frame_dso(2), Some("libc.so"));
     assert_eq!(p.frame_dso(3), None);
     assert_eq!(p.time_range(), Some((0, 30)));
+    // Kept as samples come, in any order; a rejected sample leaves it.
+    assert_eq!(p.push_sample(7, 99, 1, &[main]), None);
+    assert_eq!(p.time_range(), Some((0, 30)));
+    p.push_sample(0, 45, 1, &[main]).unwrap();
+    p.push_sample(0, 12, 1, &[main]).unwrap();
+    assert_eq!(p.time_range(), Some((0, 45)));
+    assert_eq!(StackProfile::new().time_range(), None);
 }
 
 #[test]
