@@ -220,7 +220,7 @@ impl<'data> PerfData<'data> {
             }
             // The sections lie together after the data, a few KB in all: fetched
             // in one read where they span at most FEATURES_AT_ONCE (each fetch is a
-            // synchronous read of the dropped file in the page: ~2.5 ms apiece).
+            // synchronous read of the dropped file in the page: ~2.7 ms apiece).
             let lo = sections.iter().map(|&(_, _, offset, _)| offset).min().unwrap_or(0);
             let hi = sections.iter().map(|&(_, _, offset, size)| offset.saturating_add(size)).max().unwrap_or(0);
             let together = (sections.len() > 1 && hi.saturating_sub(lo) <= FEATURES_AT_ONCE)
