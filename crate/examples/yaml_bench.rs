@@ -6,9 +6,10 @@
 //! `cargo run --release -p pgolens --example yaml_bench -- FILE.yaml [RUNS [streamed|whole]]`
 //! (both by default; one alone, to count its instructions under
 //! `valgrind --tool=cachegrind --cache-sim=no`, steadier than time on a shared VM).
-//! It also prints each mode's peak of live heap bytes, a grown block counted with
-//! the block it replaces (the worker's wasm allocator copies a block it cannot
-//! grow in place, and its memory never shrinks), as a multiple of the file.
+//! It also prints each mode's peak of live heap bytes, as a multiple of the file; a
+//! grown block counts with the block it replaces (the counting allocator grows by
+//! allocating anew and copying, as the worker's wasm allocator does with a block it
+//! cannot grow in place, and wasm memory never shrinks).
 
 #![allow(
     clippy::unwrap_used,
@@ -19,36 +20,11 @@
 )] // a bench binary
 
 use pgolens::formats::bolt::yaml::{self, YamlStream, PIECE};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
-/// The system allocator, counting live bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
-        PEAK.fetch_max(live, Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // Both blocks live while the old one is copied.
-        let both = LIVE.fetch_add(new_size, Relaxed) + new_size;
-        PEAK.fetch_max(both, Relaxed);
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod common;
+use common::{Counting, LIVE, PEAK};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
