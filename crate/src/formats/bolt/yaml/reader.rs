@@ -166,6 +166,15 @@ fn plain_start(bytes: &[u8]) -> bool {
     bytes.first().is_some_and(|&b| !matches!(b, b'\'' | b'"' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`'))
 }
 
+/// The length of the key LLVM would write at the start of `bytes`: a lowercase word
+/// (letters, digits, `-` and `_`) followed by `: `.
+fn llvm_word(bytes: &[u8]) -> Option<usize> {
+    let len = run(bytes, WORD);
+    (bytes.first().is_some_and(u8::is_ascii_lowercase)
+        && bytes.get(len..len.saturating_add(2)) == Some(b": ".as_slice()))
+    .then_some(len)
+}
+
 fn is_blank(b: u8) -> bool {
     class(b) & BLANK != 0
 }
@@ -464,11 +473,8 @@ impl<'a> Reader<'a> {
         }
         let line = self.rest();
         let word = line.get(indent..)?;
-        if !word.first().is_some_and(u8::is_ascii_lowercase) || spaces(line) != indent {
-            return None;
-        }
-        let len = run(word, WORD);
-        if word.get(len..len.saturating_add(2)) != Some(b": ".as_slice()) {
+        let len = llvm_word(word)?;
+        if spaces(line) != indent {
             return None;
         }
         let pos = Pos { line: self.line, column: (indent as u64).saturating_add(1) };
@@ -792,10 +798,7 @@ impl<'a> Reader<'a> {
         // As LLVM writes them (`bid: `): a lowercase word, `:` and a space, taken
         // at once (what the general path below makes of it).
         let rest = self.rest();
-        let len = run(rest, WORD);
-        if rest.first().is_some_and(u8::is_ascii_lowercase)
-            && rest.get(len..len.saturating_add(2)) == Some(b": ".as_slice())
-        {
+        if let Some(len) = llvm_word(rest) {
             let key = Key { name: Cow::Borrowed(rest.get(..len).unwrap_or_default()), pos: self.here() };
             self.advance(len.saturating_add(1));
             self.skip_flow_space()?;
