@@ -173,3 +173,52 @@ fn feature_sections_come_in_one_fetch() {
     }
     assert!(batched > 15, "{batched}");
 }
+
+/// A pipe recording that announces its one event again after its first sample (a
+/// copy of its HEADER_ATTR: a second event with the same ids). Read whole, the
+/// second event decides which event that sample was; streamed, the sample was
+/// already taken for the only event. The stream fails at the late event, naming
+/// it; the whole file still reads (the page reads such a file whole).
+#[test]
+fn a_pipe_event_announced_after_a_sample_fails_the_stream() {
+    let record_at = |data: &[u8], at: usize| {
+        let kind = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+        (kind, usize::from(u16::from_le_bytes(data[at + 6..at + 8].try_into().unwrap())))
+    };
+    let mut tried = 0;
+    for (name, data) in recordings() {
+        // Little-endian pipe recordings (a 16-byte header) with one event.
+        if &data[..8] != b"PERFILE2" || data[8..16] != 16u64.to_le_bytes() {
+            continue;
+        }
+        let (mut at, mut attrs, mut first_sample) = (16, Vec::new(), None);
+        while at + 8 <= data.len() {
+            let (kind, size) = record_at(&data, at);
+            if size < 8 || at + size > data.len() {
+                break;
+            }
+            match kind {
+                64 => attrs.push(at..at + size),
+                9 if first_sample.is_none() => first_sample = Some(at + size),
+                _ => {}
+            }
+            at += size;
+        }
+        let (Some(after), [attr]) = (first_sample, &attrs[..]) else { continue };
+        let mut damaged = data[..after].to_vec();
+        damaged.extend_from_slice(&data[attr.clone()]);
+        damaged.extend_from_slice(&data[after..]);
+        let streamed = streamed(&damaged, 4096, |_, _| Ok(()));
+        let e = streamed.err().unwrap_or_else(|| panic!("{name}: streamed"));
+        assert_eq!(e.location, pgolens::error::Location::Offset(after as u64), "{name}");
+        assert_eq!(
+            e.kind,
+            pgolens::error::ErrorKind::Malformed { what: "every event (HEADER_ATTR) before the records it decides" },
+            "{name}"
+        );
+        let whole = PerfData::parse(&damaged).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(whole.events.len(), 2, "{name}");
+        tried += 1;
+    }
+    assert!(tried >= 2, "{tried} pipe recordings with one event");
+}

@@ -63,6 +63,9 @@ pub struct PerfStream {
     limit: usize,
     /// The recording's events were named (before its first sample).
     named: bool,
+    /// How many events were known when the last sample or record with a sample_id
+    /// trailer came (0: none came yet).
+    read_by_events: usize,
 }
 
 /// The first step by which a record cut off between two chunks is completed.
@@ -94,6 +97,7 @@ impl PerfStream {
             unpacked_done: 0,
             last_compressed: start,
             limit,
+            read_by_events: 0,
         };
         Ok((stream, start))
     }
@@ -209,10 +213,23 @@ impl PerfStream {
         }
         self.perf.count = self.perf.count.saturating_add(1);
         self.perf.samples = self.perf.samples.saturating_add(usize::from(header.kind == record::PERF_RECORD_SAMPLE));
+        let ids_before = self.perf.ids.len();
         collect_metadata(&mut self.perf.events, &mut self.perf.features, header, body)
             .map_err(|e| relocate(e, unpacked, at))?;
         if header.kind == record::HEADER_ATTR {
             self.perf.index_ids();
+            // Records read while one event was known were taken for that event, and
+            // those whose id the new event lists again for an earlier one: read
+            // whole, the file's later events would decide them (and their times)
+            // otherwise. perf writes every event before the records it decides.
+            let listed = self.perf.events.last().map_or(0, |e| e.ids.len());
+            let reused = self.perf.ids.len() < ids_before.saturating_add(listed);
+            if self.perf.pipe && (self.read_by_events == 1 || self.read_by_events > 1 && reused) {
+                return Err(Error::malformed(at, "every event (HEADER_ATTR) before the records it decides"));
+            }
+        }
+        if header.kind == record::PERF_RECORD_SAMPLE || record::has_sample_id(header.kind) {
+            self.read_by_events = self.perf.events.len();
         }
         // A kernel record's time lies in its sample_id trailer, read by the first
         // event's attr: in a pipe recording that announces no event before it, perf
