@@ -49,6 +49,17 @@ if [ "${1:-}" = --totals ]; then
     "$ledger" | sort
   exit 0
 fi
+# What the campaign needs, installed once: a nightly toolchain (libFuzzer's
+# instrumentation) and cargo-fuzz, pinned.
+CARGO_FUZZ_VERSION=0.13.2
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  echo "== rustup toolchain install nightly"
+  rustup toolchain install nightly --profile minimal
+fi
+if [ "$(cargo +nightly fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+  echo "== cargo install cargo-fuzz $CARGO_FUZZ_VERSION"
+  cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --force
+fi
 mapfile -t all < <(cargo +nightly fuzz list --fuzz-dir fuzz/libfuzzer)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
