@@ -1,0 +1,178 @@
+// Browser benchmark (not part of `npm test`): where the tab's memory goes while a
+// file is dropped and its first view drawn. Every 100 ms it samples the tab's
+// renderer process (resident size, as `perf-flame.mjs` measures it), and through
+// the DevTools protocol the page's and the worker's wasm memories (every
+// `WebAssembly.Memory` of each) and JS heaps; then prints each at the page's rest
+// before the drop, at its peak, and at the end.
+//
+//   PGOLENS_DIST=dist node --experimental-websocket tests/bench/tab-memory.mjs FILE [TAB]
+//
+// TAB (default "Flame graph") is the tab whose first drawing ends the run;
+// sampling goes on SETTLE_MS (3000) after it.
+
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+
+import { launch, serve } from '../lib/harness.mjs';
+
+const [file, tab = 'Flame graph'] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: node --experimental-websocket tests/bench/tab-memory.mjs FILE [TAB]');
+  process.exit(2);
+}
+const PORT = 9334;
+process.env.PGOLENS_CHROMIUM_ARGS = `${process.env.PGOLENS_CHROMIUM_ARGS ?? ''} --remote-debugging-port=${PORT}`;
+const TIMEOUT = Number(process.env.BENCH_TIMEOUT_MS ?? 5 * 60 * 1000);
+const SETTLE_MS = Number(process.env.SETTLE_MS ?? 3000);
+const mb = (n) => `${(n / 1e6).toFixed(1).padStart(7)} MB`;
+
+/** The DevTools protocol over the page's socket; `sessionId` picks an attached worker. */
+async function devtools(pageUrl) {
+  const targets = await (await fetch(`http://127.0.0.1:${PORT}/json`)).json();
+  const target = targets.find((t) => t.type === 'page' && t.url.startsWith(pageUrl));
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', resolve);
+    ws.addEventListener('error', reject);
+  });
+  let next = 0;
+  const pending = new Map();
+  const attached = [];
+  ws.addEventListener('message', (event) => {
+    const m = JSON.parse(event.data);
+    if (m.id && pending.has(m.id)) {
+      pending.get(m.id)(m);
+      pending.delete(m.id);
+    }
+    if (m.method === 'Target.attachedToTarget') attached.push(m.params);
+  });
+  const send = (method, params = {}, sessionId = undefined) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+      ws.send(JSON.stringify({ id, method, params, sessionId }));
+    });
+  return { send, attached, close: () => ws.close() };
+}
+
+/** The renderer processes' resident sizes: Map(pid → bytes). */
+function renderers() {
+  const out = new Map();
+  const ps = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' });
+  for (const line of ps.split('\n').filter((l) => /chrom/.test(l) && l.includes('--type=renderer'))) {
+    const [pid, rss] = line.trim().split(/\s+/);
+    out.set(pid, Number(rss) * 1024);
+  }
+  return out;
+}
+
+/**
+ * The wasm memories of a context (the page's, or a worker's session), found once:
+ * a function that sums their sizes. (Finding them walks the heap; their sizes
+ * are read as they grow.)
+ */
+async function wasmMemories(dt, session) {
+  const { result: proto } = await dt.send('Runtime.evaluate', { expression: 'WebAssembly.Memory.prototype' }, session);
+  const { objects } = await dt.send(
+    'Runtime.queryObjects',
+    { prototypeObjectId: proto.objectId, objectGroup: 'memories' },
+    session,
+  );
+  return async () => {
+    const { result } = await dt.send(
+      'Runtime.callFunctionOn',
+      {
+        objectId: objects.objectId,
+        functionDeclaration: 'function () { return this.reduce((n, m) => n + m.buffer.byteLength, 0); }',
+        returnByValue: true,
+      },
+      session,
+    );
+    return result.value;
+  };
+}
+
+async function sample(dt, worker, pageMemories, workerMemories) {
+  const [pageWasm, workerWasm, pageJs, workerJs] = await Promise.all([
+    pageMemories(),
+    workerMemories(),
+    dt.send('Runtime.getHeapUsage', {}, undefined).then((h) => h.usedSize),
+    dt.send('Runtime.getHeapUsage', {}, worker).then((h) => h.usedSize),
+  ]);
+  return { pageWasm, workerWasm, pageJs, workerJs };
+}
+
+const size = statSync(file).size;
+const site = await serve();
+const browser = await launch();
+try {
+  const page = await browser.context.newPage();
+  await page.goto(site.url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
+  const dt = await devtools(site.url);
+  await dt.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  const deadline = Date.now() + 5000;
+  while (!dt.attached.some((t) => t.targetInfo.type === 'worker') && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const worker = dt.attached.find((t) => t.targetInfo.type === 'worker')?.sessionId;
+  if (!worker) throw new Error('no worker attached');
+  const pageMemories = await wasmMemories(dt, undefined);
+  const workerMemories = await wasmMemories(dt, worker);
+  // The tab is the renderer that grows the most (as in perf-flame.mjs).
+  const restRss = renderers();
+  const peakRss = new Map(restRss);
+  const rest = await sample(dt, worker, pageMemories, workerMemories);
+  const peak = { ...rest };
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      for (const [pid, rss] of renderers()) peakRss.set(pid, Math.max(peakRss.get(pid) ?? 0, rss));
+      const now = await sample(dt, worker, pageMemories, workerMemories).catch(() => ({}));
+      for (const [k, v] of Object.entries(now)) if (v > (peak[k] ?? 0)) peak[k] = v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const start = performance.now();
+  await page.locator('input[type=file]').setInputFiles(file);
+  await page.locator('[role=status]').filter({ hasText: path.basename(file) }).waitFor({ timeout: TIMEOUT });
+  await page.getByRole('tab', { name: tab }).click({ timeout: TIMEOUT });
+  await page.waitForFunction(
+    () => {
+      const panel = [...document.querySelectorAll('[role=tabpanel]')].find((p) => !p.hidden) ?? document;
+      return (
+        [...panel.querySelectorAll('canvas[data-paints]')].some((c) => Number(c.dataset.paints) > 0) ||
+        panel.querySelector('[role=row][data-id]') !== null
+      );
+    },
+    null,
+    { timeout: TIMEOUT, polling: 50 },
+  );
+  const ms = performance.now() - start;
+  // The view's last steps (its data arriving in the page, the first paints) end
+  // with the drawing: sampled a while longer, and the end is taken after it.
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  sampling = false;
+  await sampler;
+  const endRss = renderers();
+  const end = await sample(dt, worker, pageMemories, workerMemories);
+  const growth = (pid) => (peakRss.get(pid) ?? 0) - (restRss.get(pid) ?? 0);
+  const tabPid = [...peakRss.keys()].reduce((a, b) => (growth(b) > growth(a) ? b : a));
+  [rest.rss, peak.rss, end.rss] = [restRss.get(tabPid) ?? 0, peakRss.get(tabPid), endRss.get(tabPid) ?? 0];
+  dt.close();
+  console.log(`${path.basename(file)}: ${mb(size)}; "${tab}" drawn ${(ms / 1000).toFixed(2)} s after the drop`);
+  console.log('                        at rest       peak        end');
+  const rows = [
+    ['tab process (resident)', 'rss'],
+    ['worker wasm memory', 'workerWasm'],
+    ['worker JS heap', 'workerJs'],
+    ['page wasm memory', 'pageWasm'],
+    ['page JS heap', 'pageJs'],
+  ];
+  for (const [label, k] of rows) console.log(`${label.padEnd(22)} ${mb(rest[k])} ${mb(peak[k])} ${mb(end[k])}`);
+  console.log(JSON.stringify({ ms, size, rest, peak, end }));
+} finally {
+  await browser.close();
+  await site.close();
+}
