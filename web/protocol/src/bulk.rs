@@ -62,6 +62,143 @@ bulk!(
 impl Eq for U32Array {}
 impl Eq for Bytes {}
 
+/// A flame graph's rectangles: [`Rects::WIDTH`] `f64`s each, up to millions of
+/// them (a deep recording's every stack node). In the browser a `Float64Array`
+/// written and read a block at a time, so that neither the worker's wasm memory
+/// nor the page's holds them whole beside what they are made from or into (wasm
+/// memory never shrinks: a whole copy there stays the tab's for good). Natively
+/// a `Vec<f64>`.
+#[derive(Clone, Debug)]
+pub struct Rects {
+    #[cfg(not(target_arch = "wasm32"))]
+    values: Vec<f64>,
+    #[cfg(target_arch = "wasm32")]
+    values: js_sys::Float64Array,
+}
+
+impl Default for Rects {
+    fn default() -> Self {
+        Rects::collect(0, [])
+    }
+}
+
+/// Equal values (in the browser read out of both arrays: for tests, not for
+/// layouts of millions).
+impl PartialEq for Rects {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.to_vec() == other.to_vec()
+    }
+}
+
+impl Rects {
+    /// Values per rectangle.
+    pub const WIDTH: usize = 4;
+    /// Values per block (64K rectangles: 2 MiB), a multiple of [`Rects::WIDTH`].
+    const BLOCK: usize = Self::WIDTH << 16;
+
+    /// The rectangles' values, `len` of them (more are dropped, fewer leave zeros).
+    pub fn collect(len: usize, values: impl IntoIterator<Item = f64>) -> Rects {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let mut out = Vec::with_capacity(len);
+            out.extend(values.into_iter().take(len));
+            out.resize(len, 0.0);
+            Rects { values: out }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let js = js_sys::Float64Array::new_with_length(u32::try_from(len).unwrap_or(u32::MAX));
+            let mut block = Vec::with_capacity(Self::BLOCK.min(len));
+            let mut at = 0u32;
+            let mut values = values.into_iter().take(len);
+            loop {
+                block.clear();
+                block.extend(values.by_ref().take(Self::BLOCK));
+                if block.is_empty() {
+                    break;
+                }
+                let end = at.saturating_add(u32::try_from(block.len()).unwrap_or(u32::MAX));
+                js.subarray(at, end).copy_from(&block);
+                at = end;
+            }
+            Rects { values: js }
+        }
+    }
+
+    /// How many values (four a rectangle).
+    pub fn len(&self) -> usize {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.values.len();
+        #[cfg(target_arch = "wasm32")]
+        return self.values.length() as usize;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `each` with the values in order, a block at a time; each block holds
+    /// whole rectangles.
+    pub fn for_each_block(&self, mut each: impl FnMut(&[f64])) {
+        #[cfg(not(target_arch = "wasm32"))]
+        for block in self.values.chunks(Self::BLOCK) {
+            each(block);
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let len = self.values.length();
+            let step = u32::try_from(Self::BLOCK).unwrap_or(u32::MAX);
+            let mut block = vec![0.0; Self::BLOCK.min(len as usize)];
+            let mut at = 0u32;
+            while at < len {
+                let end = at.saturating_add(step).min(len);
+                let Some(part) = block.get_mut(..end.saturating_sub(at) as usize) else { break };
+                self.values.subarray(at, end).copy_to(part);
+                each(part);
+                at = end;
+            }
+        }
+    }
+
+    /// Every value (tests, small layouts).
+    pub fn to_vec(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.len());
+        self.for_each_block(|b| out.extend_from_slice(b));
+        out
+    }
+}
+
+impl From<Vec<f64>> for Rects {
+    fn from(values: Vec<f64>) -> Self {
+        Rects::collect(values.len(), values)
+    }
+}
+
+impl Serialize for Rects {
+    #[cfg(target_arch = "wasm32")]
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::wire::transfer(self.values.buffer().into());
+        serde_wasm_bindgen::preserve::serialize(&self.values, s)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.values.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rects {
+    #[cfg(target_arch = "wasm32")]
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Rects { values: serde_wasm_bindgen::preserve::deserialize(d)? })
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Rects { values: Vec::deserialize(d)? })
+    }
+}
+
 /// Strings packed end to end: string `i` is `text[ends[i - 1]..ends[i]]`. In the
 /// browser the text is one transferred `Uint8Array` and the ends a `Uint32Array`, where
 /// a `Vec<String>` would be one JS string per entry, each decoded to UTF-16 by the
@@ -156,6 +293,22 @@ impl<'de> Deserialize<'de> for Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rects_keep_their_values_in_blocks_of_whole_rectangles() {
+        let n = Rects::BLOCK * 2 + 8;
+        let values = (0..n).map(|i| i as f64);
+        let rects = Rects::collect(n, values);
+        assert_eq!(rects.len(), n);
+        let mut blocks = Vec::new();
+        rects.for_each_block(|b| blocks.push((b.len(), b.first().copied().unwrap_or(-1.0))));
+        assert_eq!(blocks, [(Rects::BLOCK, 0.0), (Rects::BLOCK, Rects::BLOCK as f64), (8, (2 * Rects::BLOCK) as f64)]);
+        assert_eq!(rects.to_vec(), (0..n).map(|i| i as f64).collect::<Vec<_>>());
+        // Told a length, it keeps that many values.
+        assert_eq!(Rects::collect(3, [1.0; 5]).to_vec(), [1.0; 3]);
+        assert_eq!(Rects::collect(3, [1.0]).to_vec(), [1.0, 0.0, 0.0]);
+        assert!(Rects::default().is_empty());
+    }
 
     #[test]
     fn strings_keep_each_entry_empty_ones_included() {

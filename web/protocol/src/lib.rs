@@ -18,7 +18,7 @@ mod bulk;
 #[cfg(target_arch = "wasm32")]
 pub mod wire;
 
-pub use bulk::{Bytes, F64Array, Strings, U32Array};
+pub use bulk::{Bytes, F64Array, Rects, Strings, U32Array};
 
 /// The page's number for an open file, also the worker's session key.
 pub type DocId = u32;
@@ -635,7 +635,7 @@ pub struct StacksInfo {
 /// the root), by depth then x, and where each depth's rectangles start (and the end).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlameLayout {
-    pub rects: F64Array,
+    pub rects: Rects,
     pub rows: U32Array,
 }
 

@@ -19,7 +19,7 @@ use pgolens::model::stacks::{
     CallTree, Filter, FrameKind, FunctionStats, StackProfile, Transform as CoreTransform, TreePaths, NO_FRAME,
 };
 use pgolens_protocol::{
-    CallTreeNodes, Cell, FlameLayout, Found, FrameNames, Order, Row, SampleFilter, StackChartBoxes, StacksInfo,
+    CallTreeNodes, Cell, FlameLayout, Found, FrameNames, Order, Rects, Row, SampleFilter, StackChartBoxes, StacksInfo,
     TablePage, TableQuery, Transform,
 };
 
@@ -321,18 +321,18 @@ pub fn call_tree_nodes(tree: &CallTree) -> CallTreeNodes {
 
 /// The rectangles of a laid-out tree: `[x0, width, self, frame]` each (the root's frame is -1).
 fn layout(tree: &CallTree, flame: &Flame) -> FlameLayout {
-    let mut rects = Vec::with_capacity(flame.len().saturating_mul(4));
-    for ((&x0, &w), &node) in flame.x0.iter().zip(&flame.width).zip(&flame.node) {
+    let rects = flame.x0.iter().zip(&flame.width).zip(&flame.node).flat_map(|((&x0, &w), &node)| {
         let n = tree.nodes.get(node as usize);
         let frame = n.map_or(NO_FRAME, |n| n.frame);
-        rects.extend([
+        [
             x0 as f64,
             w as f64,
             n.map_or(0.0, |n| n.self_weight as f64),
             if frame == NO_FRAME { -1.0 } else { f64::from(frame) },
-        ]);
-    }
-    FlameLayout { rects: rects.into(), rows: flame.depth_start.clone().into() }
+        ]
+    });
+    let len = flame.len().saturating_mul(Rects::WIDTH);
+    FlameLayout { rects: Rects::collect(len, rects), rows: flame.depth_start.clone().into() }
 }
 
 #[cfg(test)]
@@ -391,9 +391,9 @@ mod tests {
         assert_eq!(functions(&mut v, folded.clone()), [s("cmp", 2, 2), s("main", 0, 10), s("sort", 8, 10)]);
         // The folded flame graph has no swap: main, sort, cmp and the root.
         let layout = v.flame(&folded, false, pgolens_protocol::Order::Alphabetical).unwrap();
-        assert_eq!(layout.rects.0.len(), 4 * 4);
+        assert_eq!(layout.rects.len(), 4 * 4);
         assert_eq!(
-            v.flame(&SampleFilter::default(), false, pgolens_protocol::Order::Alphabetical).unwrap().rects.0.len(),
+            v.flame(&SampleFilter::default(), false, pgolens_protocol::Order::Alphabetical).unwrap().rects.len(),
             5 * 4
         );
     }

@@ -13,7 +13,7 @@
 use std::rc::Rc;
 
 use pgolens::layout::flame::Flame;
-use pgolens_protocol::{DocId, FlameLayout, Order, Reply, Request, SampleFilter, StacksInfo, Timeline};
+use pgolens_protocol::{DocId, FlameLayout, Order, Rects, Reply, Request, SampleFilter, StacksInfo, Timeline};
 
 use crate::app::link::Params;
 use crate::app::outbox::Outbox;
@@ -81,15 +81,24 @@ pub struct FlameData {
 }
 
 impl FlameData {
-    /// From the worker's layout.
+    /// From the worker's layout, read a block at a time (the rectangles are not
+    /// copied whole into the page's wasm memory first).
     pub fn from_layout(layout: FlameLayout) -> FlameData {
-        FlameData::from_arrays(&layout.rects.0, layout.rows.0)
+        let mut d = FlameData::with_rows(layout.rects.len() / Rects::WIDTH, layout.rows.0);
+        layout.rects.for_each_block(|block| d.extend(block));
+        d
     }
 
     /// From the worker's arrays: `[x0, width, self, frame]` per rectangle, and rows.
     pub fn from_arrays(rects: &[f64], rows: Vec<u32>) -> FlameData {
-        let n = rects.len() / 4;
-        let mut d = FlameData {
+        let mut d = FlameData::with_rows(rects.len() / Rects::WIDTH, rows);
+        d.extend(rects);
+        d
+    }
+
+    /// No rectangles yet, room for `n`.
+    fn with_rows(n: usize, rows: Vec<u32>) -> FlameData {
+        FlameData {
             flame: Flame {
                 x0: Vec::with_capacity(n),
                 width: Vec::with_capacity(n),
@@ -98,14 +107,17 @@ impl FlameData {
             },
             frame: Vec::with_capacity(n),
             self_weight: Vec::with_capacity(n),
-        };
-        for r in rects.chunks_exact(4) {
-            d.flame.x0.push(r[0] as u64);
-            d.flame.width.push(r[1] as u64);
-            d.self_weight.push(r[2] as u64);
-            d.frame.push(if r[3] < 0.0 { u32::MAX } else { r[3] as u32 });
         }
-        d
+    }
+
+    /// Appends whole rectangles, `[x0, width, self, frame]` each.
+    fn extend(&mut self, rects: &[f64]) {
+        for r in rects.chunks_exact(Rects::WIDTH) {
+            self.flame.x0.push(r[0] as u64);
+            self.flame.width.push(r[1] as u64);
+            self.self_weight.push(r[2] as u64);
+            self.frame.push(if r[3] < 0.0 { u32::MAX } else { r[3] as u32 });
+        }
     }
 
     pub fn total(&self) -> u64 {
