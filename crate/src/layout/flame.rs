@@ -73,26 +73,16 @@ pub const MERGED: u32 = u32::MAX;
 
 impl Flame {
     /// Lays out `tree` (nodes in pre-order, as the stack model returns them).
+    ///
+    /// Two passes and no array a node besides the layout's own: the rows' sizes,
+    /// then each node's x, placed at once in its row (a row's rectangles come in
+    /// pre-order, which is x order). A node's x is the next free x of its parent,
+    /// the node before it one row up in pre-order, so one cursor a row is enough.
+    /// (A per-node x and cursor had doubled the layout's memory: 72 MB more for a
+    /// tree of 4.5M nodes, in wasm memory, which keeps its high-water mark.)
     pub fn from_tree(tree: &CallTree) -> Flame {
         let n = tree.nodes.len();
-        let mut x0 = alloc::vec![0u64; n];
-        // The next free x inside each node, for its next child.
-        let mut cursor = alloc::vec![0u64; n];
-        let mut rows = 0usize;
-        for (i, node) in tree.nodes.iter().enumerate().skip(1) {
-            let p = node.parent as usize;
-            let start = cursor.get(p).copied().unwrap_or(0);
-            if let Some(c) = cursor.get_mut(p) {
-                *c = c.saturating_add(node.total);
-            }
-            if let (Some(x), Some(c)) = (x0.get_mut(i), cursor.get_mut(i)) {
-                *x = start;
-                *c = start;
-            }
-            rows = rows.max(node.depth as usize);
-        }
-        // Group by depth keeping pre-order, which is x order within a depth.
-        let rows = if n == 0 { 0 } else { rows.saturating_add(1) };
+        let rows = tree.nodes.iter().map(|node| node.depth as usize).max().map_or(0, |d| d.saturating_add(1));
         let mut depth_start = alloc::vec![0u32; rows.saturating_add(1)];
         for node in &tree.nodes {
             if let Some(c) = depth_start.get_mut((node.depth as usize).saturating_add(1)) {
@@ -105,10 +95,25 @@ impl Flame {
                 *c = c.saturating_add(prev);
             }
         }
+        // Per row: where its next rectangle goes, and the next free x inside the
+        // row's latest node (for that node's next child).
         let mut next: Vec<u32> = depth_start.clone();
+        let mut cursor = alloc::vec![0u64; rows];
         let mut flame = Flame { x0: alloc::vec![0; n], width: alloc::vec![0; n], node: alloc::vec![0; n], depth_start };
-        for ((i, node), &x) in (0u32..).zip(&tree.nodes).zip(&x0) {
-            let Some(slot) = next.get_mut(node.depth as usize) else { continue };
+        for (i, node) in (0u32..).zip(&tree.nodes) {
+            let depth = node.depth as usize;
+            let x = match depth.checked_sub(1).and_then(|up| cursor.get_mut(up)) {
+                Some(c) => {
+                    let x = *c;
+                    *c = c.saturating_add(node.total);
+                    x
+                }
+                None => 0,
+            };
+            if let Some(c) = cursor.get_mut(depth) {
+                *c = x;
+            }
+            let Some(slot) = next.get_mut(depth) else { continue };
             let at = *slot as usize;
             *slot = slot.saturating_add(1);
             if let (Some(a), Some(w), Some(k)) = (flame.x0.get_mut(at), flame.width.get_mut(at), flame.node.get_mut(at))
@@ -252,6 +257,53 @@ mod tests {
         assert_eq!(f.at(99.0, 2), Some(4));
         assert_eq!(f.at(100.0, 2), None);
         assert_eq!(f.at(70.0, 3), None);
+    }
+
+    /// Each node at its parent's x plus its elder siblings' totals, worked out
+    /// from the parent links, for trees of many stacks in each order and shape
+    /// the views lay out.
+    #[test]
+    fn every_node_lies_after_its_elder_siblings_inside_its_parent() {
+        let mut p = StackProfile::new();
+        let e = p.add_event("cycles");
+        let frames: Vec<u32> = (0..12).map(|i| p.frame(&alloc::format!("f{i}"), None, FrameKind::User)).collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let depth = 1 + (seed % 9) as usize;
+            let stack: Vec<u32> = (0..depth).map(|d| frames[((seed >> (4 * d + 8)) % 12) as usize]).collect();
+            p.push_sample(e, 0, 1 + (seed >> 60), &stack).unwrap();
+        }
+        let filter = Filter { event: e, ..Filter::default() };
+        let tree = p.call_tree(&filter);
+        for tree in [tree.heaviest_first(), p.inverted(&filter), tree] {
+            let f = Flame::from_tree(&tree);
+            let n = tree.nodes.len();
+            assert!(n > 1000, "{n} nodes");
+            // By the parent links: x of each node, in pre-order.
+            let mut x = vec![0u64; n];
+            let mut next_inside = vec![0u64; n];
+            for (i, node) in tree.nodes.iter().enumerate().skip(1) {
+                let parent = node.parent as usize;
+                x[i] = next_inside[parent];
+                next_inside[parent] += node.total;
+                next_inside[i] = x[i];
+                // Children fit in their parent.
+                assert!(x[i] + node.total <= x[parent] + tree.nodes[parent].total);
+            }
+            let mut placed = vec![false; n];
+            for (row, bounds) in f.depth_start.windows(2).enumerate() {
+                for at in bounds[0] as usize..bounds[1] as usize {
+                    let node = f.node[at] as usize;
+                    assert_eq!(tree.nodes[node].depth as usize, row);
+                    assert_eq!((f.x0[at], f.width[at]), (x[node], tree.nodes[node].total), "node {node}");
+                    placed[node] = true;
+                }
+            }
+            assert!(placed.iter().all(|&p| p), "every node once");
+        }
     }
 
     #[test]
