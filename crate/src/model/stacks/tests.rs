@@ -251,6 +251,24 @@ fn nodes_keep_their_ids_after_the_node_index_is_freed() {
 }
 
 #[test]
+fn ending_the_stacks_gives_back_the_room_arrays_grew_for() {
+    let (mut p, [main, a, b, c]) = profile();
+    let e = 0;
+    p.reserve_samples(10_000);
+    for (i, f) in [a, b, c].iter().cycle().take(300).enumerate() {
+        p.push_sample(e, i as u64, 1, &[main, *f, b]).unwrap();
+    }
+    let (nodes, samples) = (p.node_count(), p.sample_count());
+    let tree = p.call_tree(&all(e));
+    assert!(p.time.capacity() >= 10_000 && p.nodes.parent.capacity() > nodes);
+    p.end_stacks();
+    assert_eq!((p.time.capacity(), p.leaf.capacity()), (samples, samples));
+    assert_eq!((p.nodes.parent.capacity(), p.nodes.frame.capacity()), (nodes, nodes));
+    // The same profile.
+    assert_eq!(p.call_tree(&all(e)), tree);
+}
+
+#[test]
 fn preorder_visits_siblings_by_rank_then_id() {
     // A pseudo-random tree (parents before children) over 50 frames with shuffled
     // ranks, against the walk of one sort of every (parent, rank, id).
