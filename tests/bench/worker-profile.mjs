@@ -18,6 +18,7 @@
 
 import path from 'node:path';
 
+import { devtools, workerSession } from '../lib/devtools.mjs';
 import { launch, serve } from '../lib/harness.mjs';
 
 const [file, tab = 'Flame graph'] = process.argv.slice(2);
@@ -29,35 +30,6 @@ const PORT = 9333;
 process.env.PGOLENS_CHROMIUM_ARGS = `${process.env.PGOLENS_CHROMIUM_ARGS ?? ''} --remote-debugging-port=${PORT}`;
 const TOP = Number(process.env.TOP ?? 40);
 const TIMEOUT = Number(process.env.BENCH_TIMEOUT_MS ?? 5 * 60 * 1000);
-
-/** The DevTools protocol over the page's socket; `sessionId` picks an attached worker. */
-async function devtools(pageUrl) {
-  const targets = await (await fetch(`http://127.0.0.1:${PORT}/json`)).json();
-  const target = targets.find((t) => t.type === 'page' && t.url.startsWith(pageUrl));
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.addEventListener('open', resolve);
-    ws.addEventListener('error', reject);
-  });
-  let next = 0;
-  const pending = new Map();
-  const attached = [];
-  ws.addEventListener('message', (event) => {
-    const m = JSON.parse(event.data);
-    if (m.id && pending.has(m.id)) {
-      pending.get(m.id)(m);
-      pending.delete(m.id);
-    }
-    if (m.method === 'Target.attachedToTarget') attached.push(m.params);
-  });
-  const send = (method, params = {}, sessionId = undefined) =>
-    new Promise((resolve, reject) => {
-      const id = ++next;
-      pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-      ws.send(JSON.stringify({ id, method, params, sessionId }));
-    });
-  return { send, attached, close: () => ws.close() };
-}
 
 /** Self and inclusive microseconds per function name of a `Profiler.Profile`. */
 function attribute(profile) {
@@ -107,16 +79,10 @@ try {
   const page = await browser.context.newPage();
   await page.goto(site.url);
   await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
-  const dt = await devtools(site.url);
-  await dt.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
-  const deadline = Date.now() + 5000;
-  while (!dt.attached.some((t) => t.targetInfo.type === 'worker') && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const worker = dt.attached.find((t) => t.targetInfo.type === 'worker');
-  if (!worker) throw new Error('no worker attached');
+  const dt = await devtools(PORT, site.url);
+  const worker = await workerSession(dt);
   // PAGE=1 profiles the page's main thread instead (the page's own session).
-  const session = process.env.PAGE ? undefined : worker.sessionId;
+  const session = process.env.PAGE ? undefined : worker;
   await dt.send('Profiler.enable', {}, session);
   await dt.send('Profiler.setSamplingInterval', { interval: 500 }, session);
   await dt.send('Profiler.start', {}, session);
