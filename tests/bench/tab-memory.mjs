@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 
-import { devtools, workerSession } from '../lib/devtools.mjs';
+import { dropUntilDrawn, openWatched } from '../lib/devtools.mjs';
 import { launch, serve } from '../lib/harness.mjs';
 
 const [file, tab = 'Flame graph'] = process.argv.slice(2);
@@ -79,11 +79,7 @@ const size = statSync(file).size;
 const site = await serve();
 const browser = await launch();
 try {
-  const page = await browser.context.newPage();
-  await page.goto(site.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
-  const dt = await devtools(PORT, site.url);
-  const worker = await workerSession(dt);
+  const { page, dt, worker } = await openWatched(browser, site.url, PORT);
   const pageMemories = await wasmMemories(dt, undefined);
   const workerMemories = await wasmMemories(dt, worker);
   // The tab is the renderer that grows the most (as in perf-flame.mjs).
@@ -101,20 +97,7 @@ try {
     }
   })();
   const start = performance.now();
-  await page.locator('input[type=file]').setInputFiles(file);
-  await page.locator('[role=status]').filter({ hasText: path.basename(file) }).waitFor({ timeout: TIMEOUT });
-  await page.getByRole('tab', { name: tab }).click({ timeout: TIMEOUT });
-  await page.waitForFunction(
-    () => {
-      const panel = [...document.querySelectorAll('[role=tabpanel]')].find((p) => !p.hidden) ?? document;
-      return (
-        [...panel.querySelectorAll('canvas[data-paints]')].some((c) => Number(c.dataset.paints) > 0) ||
-        panel.querySelector('[role=row][data-id]') !== null
-      );
-    },
-    null,
-    { timeout: TIMEOUT, polling: 50 },
-  );
+  await dropUntilDrawn(page, file, tab, TIMEOUT);
   const ms = performance.now() - start;
   // The view's last steps (its data arriving in the page, the first paints) end
   // with the drawing: sampled a while longer, and the end is taken after it.

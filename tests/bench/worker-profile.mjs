@@ -16,9 +16,8 @@
 // (Node 20 needs --experimental-websocket; the protocol is spoken directly,
 // because Playwright gives no session on a dedicated worker.)
 
-import path from 'node:path';
 
-import { devtools, workerSession } from '../lib/devtools.mjs';
+import { dropUntilDrawn, openWatched } from '../lib/devtools.mjs';
 import { launch, serve } from '../lib/harness.mjs';
 
 const [file, tab = 'Flame graph'] = process.argv.slice(2);
@@ -76,32 +75,14 @@ const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
 const site = await serve();
 const browser = await launch();
 try {
-  const page = await browser.context.newPage();
-  await page.goto(site.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
-  const dt = await devtools(PORT, site.url);
-  const worker = await workerSession(dt);
+  const { page, dt, worker } = await openWatched(browser, site.url, PORT);
   // PAGE=1 profiles the page's main thread instead (the page's own session).
   const session = process.env.PAGE ? undefined : worker;
   await dt.send('Profiler.enable', {}, session);
   await dt.send('Profiler.setSamplingInterval', { interval: 500 }, session);
   await dt.send('Profiler.start', {}, session);
   const start = performance.now();
-  await page.locator('input[type=file]').setInputFiles(file);
-  await page.locator('[role=status]').filter({ hasText: path.basename(file) }).waitFor({ timeout: TIMEOUT });
-  await page.getByRole('tab', { name: tab }).click({ timeout: TIMEOUT });
-  // A canvas painted (flame graph, graphs) or a table's first row, in the tab shown.
-  await page.waitForFunction(
-    () => {
-      const panel = [...document.querySelectorAll('[role=tabpanel]')].find((p) => !p.hidden) ?? document;
-      return (
-        [...panel.querySelectorAll('canvas[data-paints]')].some((c) => Number(c.dataset.paints) > 0) ||
-        panel.querySelector('[role=row][data-id]') !== null
-      );
-    },
-    null,
-    { timeout: TIMEOUT, polling: 50 },
-  );
+  await dropUntilDrawn(page, file, tab, TIMEOUT);
   const drop = performance.now() - start;
   const { profile } = await dt.send('Profiler.stop', {}, session);
   dt.close();

@@ -1,7 +1,10 @@
-// The DevTools protocol spoken directly over a page's socket, for the benchmarks
-// that need a session on the page's dedicated worker (Playwright gives none).
+// What the benchmarks that watch the page's worker share: the DevTools protocol
+// spoken directly over a page's socket (Playwright gives no session on a
+// dedicated worker), and a drop timed until its tab is drawn.
 // Chromium must be launched with --remote-debugging-port=PORT
 // (PGOLENS_CHROMIUM_ARGS, see harness.mjs).
+
+import path from 'node:path';
 
 /**
  * Connects to the page whose URL starts with `pageUrl`. `send(method, params,
@@ -46,4 +49,38 @@ export async function workerSession(dt) {
   const worker = dt.attached.find((t) => t.targetInfo.type === 'worker');
   if (!worker) throw new Error('no worker attached');
   return worker.sessionId;
+}
+
+/**
+ * Drops `file` on the page, waits for it to open, shows `tab` and waits for its
+ * first drawing: a canvas in it painted (flame graph, graphs) or its table's
+ * first row.
+ */
+export async function dropUntilDrawn(page, file, tab, timeout) {
+  await page.locator('input[type=file]').setInputFiles(file);
+  await page.locator('[role=status]').filter({ hasText: path.basename(file) }).waitFor({ timeout });
+  await page.getByRole('tab', { name: tab }).click({ timeout });
+  await page.waitForFunction(
+    () => {
+      const panel = [...document.querySelectorAll('[role=tabpanel]')].find((p) => !p.hidden) ?? document;
+      return (
+        [...panel.querySelectorAll('canvas[data-paints]')].some((c) => Number(c.dataset.paints) > 0) ||
+        panel.querySelector('[role=row][data-id]') !== null
+      );
+    },
+    null,
+    { timeout, polling: 50 },
+  );
+}
+
+/**
+ * Opens pgolens at `url` in a new page of `browser` and waits for its demo; then
+ * connects to it (`port`: Chromium's debugging port) and attaches to its worker.
+ */
+export async function openWatched(browser, url, port) {
+  const page = await browser.context.newPage();
+  await page.goto(url);
+  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
+  const dt = await devtools(port, url);
+  return { page, dt, worker: await workerSession(dt) };
 }
