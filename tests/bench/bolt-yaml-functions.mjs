@@ -12,33 +12,16 @@
 // "tabPeakPerFileByte","allGrowthBytes","functions","stalls"}, ...] (stalls: reads of
 // the file that stalled and were read on from a new stream, see worker.js).
 
-import { execFileSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 import { launch, serve } from '../lib/harness.mjs';
+import { watchMemory } from '../lib/memory.mjs';
 
 const files = process.argv.slice(2);
 if (!files.length) {
   console.error('usage: node tests/bench/bolt-yaml-functions.mjs FILE.yaml [MORE.yaml...]');
   process.exit(2);
-}
-
-/** Resident memory of chromium's processes: { all, renderers: Map(pid → bytes) }. */
-function chromiumRss() {
-  const out = { all: 0, renderers: new Map() };
-  try {
-    const ps = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' });
-    for (const line of ps.split('\n').filter((l) => /chrom/.test(l))) {
-      const [pid, rss, ...args] = line.trim().split(/\s+/);
-      const bytes = Number(rss) * 1024;
-      out.all += bytes;
-      if (args.join(' ').includes('--type=renderer')) out.renderers.set(pid, bytes);
-    }
-  } catch {
-    out.all = NaN;
-  }
-  return out;
 }
 
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
@@ -66,18 +49,7 @@ async function one(browser, url, file) {
   });
   await page.locator('#bench-file').setInputFiles(file);
 
-  const base = chromiumRss();
-  let peakAll = base.all;
-  const peaks = new Map();
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const now = chromiumRss();
-      peakAll = Math.max(peakAll, now.all);
-      for (const [pid, b] of now.renderers) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, b));
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
+  const memory = watchMemory(50);
 
   const start = performance.now();
   await page.evaluate(() => {
@@ -95,15 +67,9 @@ async function one(browser, url, file) {
   const firstRows = performance.now() - start;
   // Memory settles after the rows are drawn (the worker may still be working).
   await new Promise((r) => setTimeout(r, 500));
-  sampling = false;
-  await sampler;
+  const { base, peakAll, tab: watched } = await memory.stop();
   const functions = Number(await page.getByRole('grid', { name: 'Functions' }).getAttribute('aria-rowcount'));
-  let tab = 0;
-  let growth = -1;
-  for (const [pid, peak] of peaks) {
-    const grew = peak - (base.renderers.get(pid) ?? 0);
-    if (grew > growth) [growth, tab] = [grew, peak];
-  }
+  const [tab, growth] = [watched.peak, watched.growth];
   await page.close();
   if (errors.length) throw errors[0];
   console.log(`file: ${file} (${mb(bytes)}), ${functions} functions`);

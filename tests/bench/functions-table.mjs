@@ -8,11 +8,11 @@
 // Output ends with one line of JSON for scripts: {"file","bytes","firstRowsMs",
 // "tabShownMs","peakHeapBytes","peakRssBytes","functions"}.
 
-import { execFileSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 import { launch, serve } from '../lib/harness.mjs';
+import { chromiumRss } from '../lib/memory.mjs';
 
 const file = process.argv[2];
 if (!file) {
@@ -20,19 +20,6 @@ if (!file) {
   process.exit(2);
 }
 const bytes = (await stat(file)).size;
-
-/** Resident memory of all chromium processes, in bytes. */
-function chromiumRss() {
-  try {
-    const ps = execFileSync('ps', ['-eo', 'rss=,comm='], { encoding: 'utf8' });
-    return ps
-      .split('\n')
-      .filter((l) => /chrom/.test(l))
-      .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0]) * 1024, 0);
-  } catch {
-    return NaN;
-  }
-}
 
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 
@@ -53,7 +40,7 @@ try {
     while (sampling) {
       const { metrics } = await cdp.send('Performance.getMetrics');
       peakHeap = Math.max(peakHeap, metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0);
-      peakRss = Math.max(peakRss, chromiumRss());
+      peakRss = Math.max(peakRss, chromiumRss().all);
       await new Promise((r) => setTimeout(r, 50));
     }
   })();

@@ -11,12 +11,12 @@
 
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 
 import { corpus, launch, serve } from '../lib/harness.mjs';
+import { chromiumRss } from '../lib/memory.mjs';
 
 const SIZE = Number(process.argv[2] ?? 200) * 1024 * 1024;
 
@@ -56,19 +56,6 @@ async function makeFile(dir) {
   return { file, size: written };
 }
 
-/** Resident memory of all chromium processes, in bytes (the worker's wasm memory included). */
-function chromiumRss() {
-  try {
-    const ps = execFileSync('ps', ['-eo', 'rss=,comm='], { encoding: 'utf8' });
-    return ps
-      .split('\n')
-      .filter((l) => /chrom/.test(l))
-      .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0]) * 1024, 0);
-  } catch {
-    return NaN;
-  }
-}
-
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 
 const dir = await mkdtemp(path.join(tmpdir(), 'pgolens-bench-'));
@@ -85,7 +72,7 @@ try {
   await page.goto(server.url);
   await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor();
 
-  const baseRss = chromiumRss();
+  const baseRss = chromiumRss().all;
   let peakHeap = 0;
   let peakRss = 0;
   let sampling = true;
@@ -94,7 +81,7 @@ try {
       const { metrics } = await cdp.send('Performance.getMetrics');
       const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
       peakHeap = Math.max(peakHeap, heap);
-      peakRss = Math.max(peakRss, chromiumRss());
+      peakRss = Math.max(peakRss, chromiumRss().all);
       await new Promise((r) => setTimeout(r, 50));
     }
   })();

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 
 import { launch, serve } from '../lib/harness.mjs';
+import { watchMemory } from '../lib/memory.mjs';
 
 const [perfData, ...binaries] = process.argv.slice(2);
 // SKIP_SPEEDSCOPE=1 measures pgolens alone.
@@ -55,54 +56,19 @@ async function scriptText(file) {
   return text;
 }
 
-/** Resident memory of chromium's processes: { all, renderers: Map(pid → bytes) }. */
-function chromiumRss() {
-  const out = { all: 0, renderers: new Map() };
-  try {
-    const ps = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' });
-    for (const line of ps.split('\n').filter((l) => /chrom/.test(l))) {
-      const [pid, rss, ...args] = line.trim().split(/\s+/);
-      const bytes = Number(rss) * 1024;
-      out.all += bytes;
-      if (args.join(' ').includes('--type=renderer')) out.renderers.set(pid, bytes);
-    }
-  } catch {
-    out.all = NaN;
-  }
-  return out;
-}
-
 /**
  * Runs `work` while sampling chromium's memory. Resolves to [result, growth of all
  * processes, peak of the tab's process]: the tab (page and its worker) is the
  * renderer that grew the most, and its peak is its whole resident size.
  */
 async function withPeakMemory(work) {
-  const base = chromiumRss();
-  let peakAll = base.all;
-  const peaks = new Map();
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const now = chromiumRss();
-      peakAll = Math.max(peakAll, now.all);
-      for (const [pid, bytes] of now.renderers) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, bytes));
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  try {
-    const result = await work();
-    let tab = 0;
-    let growth = -1;
-    for (const [pid, peak] of peaks) {
-      const grew = peak - (base.renderers.get(pid) ?? 0);
-      if (grew > growth) [growth, tab] = [grew, peak];
-    }
-    return [result, peakAll - base.all, tab];
-  } finally {
-    sampling = false;
-    await sampler;
-  }
+  const memory = watchMemory(100);
+  const result = await work().catch(async (e) => {
+    await memory.stop();
+    throw e;
+  });
+  const { base, peakAll, tab } = await memory.stop();
+  return [result, peakAll - base.all, tab.peak];
 }
 
 async function pgolens(browser, url) {

@@ -11,11 +11,11 @@
 // Output ends with one line of JSON: {"file","bytes","functions","firstRowsMs",
 // "detailMs","inlineFlameMs","secondInlineFlameMs","wholeFlameMs","peakRssBytes"}.
 
-import { execFileSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 import { launch, serve } from '../lib/harness.mjs';
+import { chromiumRss } from '../lib/memory.mjs';
 
 const file = process.argv[2];
 if (!file) {
@@ -25,19 +25,6 @@ if (!file) {
 const bytes = (await stat(file)).size;
 const TIMEOUT = 15 * 60 * 1000;
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
-
-/** Resident memory of all chromium processes, in bytes. */
-function chromiumRss() {
-  try {
-    const ps = execFileSync('ps', ['-eo', 'rss=,comm='], { encoding: 'utf8' });
-    return ps
-      .split('\n')
-      .filter((l) => /chrom/.test(l))
-      .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0]) * 1024, 0);
-  } catch {
-    return NaN;
-  }
-}
 
 /** Waits until a canvas under `selector` not marked `data-old` is painted with rectangles. */
 async function painted(page, selector) {
@@ -73,7 +60,7 @@ try {
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      peakRss = Math.max(peakRss, chromiumRss());
+      peakRss = Math.max(peakRss, chromiumRss().all);
       await new Promise((r) => setTimeout(r, 100));
     }
   })();

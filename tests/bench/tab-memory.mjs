@@ -10,12 +10,12 @@
 // TAB (default "Flame graph") is the tab whose first drawing ends the run;
 // sampling goes on SETTLE_MS (3000) after it.
 
-import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 
 import { dropUntilDrawn, openWatched } from '../lib/devtools.mjs';
 import { launch, serve } from '../lib/harness.mjs';
+import { chromiumRss, watchMemory } from '../lib/memory.mjs';
 
 const [file, tab = 'Flame graph'] = process.argv.slice(2);
 if (!file) {
@@ -27,17 +27,6 @@ process.env.PGOLENS_CHROMIUM_ARGS = `${process.env.PGOLENS_CHROMIUM_ARGS ?? ''} 
 const TIMEOUT = Number(process.env.BENCH_TIMEOUT_MS ?? 5 * 60 * 1000);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 3000);
 const mb = (n) => `${(n / 1e6).toFixed(1).padStart(7)} MB`;
-
-/** The renderer processes' resident sizes: Map(pid → bytes). */
-function renderers() {
-  const out = new Map();
-  const ps = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' });
-  for (const line of ps.split('\n').filter((l) => /chrom/.test(l) && l.includes('--type=renderer'))) {
-    const [pid, rss] = line.trim().split(/\s+/);
-    out.set(pid, Number(rss) * 1024);
-  }
-  return out;
-}
 
 /**
  * The wasm memories of a context (the page's, or a worker's session), found once:
@@ -83,14 +72,12 @@ try {
   const pageMemories = await wasmMemories(dt, undefined);
   const workerMemories = await wasmMemories(dt, worker);
   // The tab is the renderer that grows the most (as in perf-flame.mjs).
-  const restRss = renderers();
-  const peakRss = new Map(restRss);
+  const memory = watchMemory(100);
   const rest = await sample(dt, worker, pageMemories, workerMemories);
   const peak = { ...rest };
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      for (const [pid, rss] of renderers()) peakRss.set(pid, Math.max(peakRss.get(pid) ?? 0, rss));
       const now = await sample(dt, worker, pageMemories, workerMemories).catch(() => ({}));
       for (const [k, v] of Object.entries(now)) if (v > (peak[k] ?? 0)) peak[k] = v;
       await new Promise((r) => setTimeout(r, 100));
@@ -104,11 +91,10 @@ try {
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   sampling = false;
   await sampler;
-  const endRss = renderers();
+  const { base, tab: watched } = await memory.stop();
   const end = await sample(dt, worker, pageMemories, workerMemories);
-  const growth = (pid) => (peakRss.get(pid) ?? 0) - (restRss.get(pid) ?? 0);
-  const tabPid = [...peakRss.keys()].reduce((a, b) => (growth(b) > growth(a) ? b : a));
-  [rest.rss, peak.rss, end.rss] = [restRss.get(tabPid) ?? 0, peakRss.get(tabPid), endRss.get(tabPid) ?? 0];
+  const rss = (at) => at.renderers.get(watched.pid) ?? 0;
+  [rest.rss, peak.rss, end.rss] = [rss(base), watched.peak, rss(chromiumRss())];
   dt.close();
   console.log(`${path.basename(file)}: ${mb(size)}; "${tab}" drawn ${(ms / 1000).toFixed(2)} s after the drop`);
   console.log('                        at rest       peak        end');
