@@ -84,40 +84,33 @@ impl FlameData {
     /// From the worker's layout, read a block at a time (the rectangles are not
     /// copied whole into the page's wasm memory first).
     pub fn from_layout(layout: FlameLayout) -> FlameData {
-        let mut d = FlameData::with_rows(layout.rects.len() / Rects::WIDTH, layout.rows.0);
-        layout.rects.for_each_block(|block| d.extend(block));
-        d
-    }
-
-    /// From the worker's arrays: `[x0, width, self, frame]` per rectangle, and rows.
-    pub fn from_arrays(rects: &[f64], rows: Vec<u32>) -> FlameData {
-        let mut d = FlameData::with_rows(rects.len() / Rects::WIDTH, rows);
-        d.extend(rects);
-        d
-    }
-
-    /// No rectangles yet, room for `n`.
-    fn with_rows(n: usize, rows: Vec<u32>) -> FlameData {
-        FlameData {
+        let n = layout.rects.len() / Rects::WIDTH;
+        let mut d = FlameData {
             flame: Flame {
                 x0: Vec::with_capacity(n),
                 width: Vec::with_capacity(n),
                 node: Vec::new(),
-                depth_start: rows,
+                depth_start: layout.rows.0,
             },
             frame: Vec::with_capacity(n),
             self_weight: Vec::with_capacity(n),
-        }
+        };
+        layout.rects.for_each_block(|block| {
+            for r in block.chunks_exact(Rects::WIDTH) {
+                d.flame.x0.push(r[0] as u64);
+                d.flame.width.push(r[1] as u64);
+                d.self_weight.push(r[2] as u64);
+                d.frame.push(if r[3] < 0.0 { u32::MAX } else { r[3] as u32 });
+            }
+        });
+        d
     }
 
-    /// Appends whole rectangles, `[x0, width, self, frame]` each.
-    fn extend(&mut self, rects: &[f64]) {
-        for r in rects.chunks_exact(Rects::WIDTH) {
-            self.flame.x0.push(r[0] as u64);
-            self.flame.width.push(r[1] as u64);
-            self.self_weight.push(r[2] as u64);
-            self.frame.push(if r[3] < 0.0 { u32::MAX } else { r[3] as u32 });
-        }
+    /// From the worker's arrays, `[x0, width, self, frame]` per rectangle, and
+    /// rows, as they arrive in a layout (tests).
+    #[cfg(test)]
+    pub fn from_arrays(rects: &[f64], rows: Vec<u32>) -> FlameData {
+        FlameData::from_layout(FlameLayout { rects: rects.to_vec().into(), rows: rows.into() })
     }
 
     pub fn total(&self) -> u64 {
