@@ -40,7 +40,12 @@ wasm-bindgen --target web --no-typescript --out-dir "$DIST/worker" "$OUT/pgolens
 WASM_OPT=node_modules/.bin/wasm-opt
 for wasm in "$DIST/pkg/pgolens_web_bg.wasm" "$DIST/worker/pgolens_worker_bg.wasm"; do
   # wasm-bindgen's output uses bulk memory, reference types and friends.
-  "$WASM_OPT" -Oz "${KEEP_NAMES[@]}" --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
+  # A function with one caller is inlined only when small: by default wasm-opt
+  # inlines every one, which folded all the worker's request handlers into one
+  # 190 KB function. V8 compiles a hot function again with TurboFan, that one
+  # on the first large request: 0.43 s and 47 MB of compiler memory on a
+  # background thread, the tab's peak (tests/wasm-functions.test.mjs).
+  "$WASM_OPT" -Oz --one-caller-inline-max-function-size=300 "${KEEP_NAMES[@]}" --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-multivalue "$wasm" -o "$wasm.opt"
   mv "$wasm.opt" "$wasm"
 done
