@@ -316,8 +316,14 @@ test('the tooltip stays inside the window near its bottom and right edges', asyn
   await page.waitForFunction(() => document.querySelector('.flame-main canvas').getBoundingClientRect().bottom > 600);
   const box = await canvas(page).boundingBox();
   const pointer = { x: box.x + box.width - 4, y: box.y + box.height - 6 };
-  await page.mouse.move(pointer.x, pointer.y);
   const tip = page.locator('.flame-main .flame-tooltip');
+  // The canvas takes its new size on its next frame: until then the pointer may
+  // fall outside the graph it hit-tests, so it is moved again until it shows.
+  for (let i = 0; i < 50 && !(await tip.isVisible()); i++) {
+    await page.mouse.move(pointer.x - 1 - (i % 2), pointer.y);
+    await page.mouse.move(pointer.x, pointer.y);
+    await page.waitForTimeout(50);
+  }
   await tip.waitFor();
   assert.equal(await tip.locator('.ft-name').innerText(), 'all');
   const r = await tip.boundingBox();
