@@ -8,7 +8,8 @@
 //   PGOLENS_DIST=dist node --experimental-websocket tests/bench/tab-memory.mjs FILE [TAB]
 //
 // TAB (default "Flame graph") is the tab whose first drawing ends the run;
-// sampling goes on SETTLE_MS (3000) after it.
+// sampling goes on SETTLE_MS (3000) after it. With TRACE=1 it also prints every
+// sample, to see which step of the read the peak belongs to.
 
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -76,14 +77,17 @@ try {
   const rest = await sample(dt, worker, pageMemories, workerMemories);
   const peak = { ...rest };
   let sampling = true;
+  const trace = [];
+  let start;
   const sampler = (async () => {
     while (sampling) {
       const now = await sample(dt, worker, pageMemories, workerMemories).catch(() => ({}));
+      if (process.env.TRACE) trace.push({ ms: performance.now() - (start ?? performance.now()), ...now, rss: chromiumRss() });
       for (const [k, v] of Object.entries(now)) if (v > (peak[k] ?? 0)) peak[k] = v;
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
-  const start = performance.now();
+  start = performance.now();
   await dropUntilDrawn(page, file, tab, TIMEOUT);
   const ms = performance.now() - start;
   // The view's last steps (its data arriving in the page, the first paints) end
@@ -106,6 +110,10 @@ try {
     ['page JS heap', 'pageJs'],
   ];
   for (const [label, k] of rows) console.log(`${label.padEnd(22)} ${mb(rest[k])} ${mb(peak[k])} ${mb(end[k])}`);
+  for (const t of trace) {
+    const cols = [rss(t.rss), t.workerWasm, t.workerJs, t.pageWasm, t.pageJs].map(mb).join(' ');
+    console.log(`${t.ms.toFixed(0).padStart(6)} ms ${cols}`);
+  }
   console.log(JSON.stringify({ ms, size, rest, peak, end }));
 } finally {
   await browser.close();
