@@ -8,7 +8,8 @@
 //! frames   interned (name, dso, kind)             one per distinct symbol
 //! nodes    prefix tree of (parent, frame)          one per distinct stack prefix
 //!          node 0 is the root (no frame); a parent's id is always below its child's
-//! samples  (leaf node, time, weight, event)       22 bytes each, struct of arrays
+//! samples  (leaf node, time, weight, event)       8 bytes each, struct of arrays:
+//!          weights and events stored only once one differs, times in 4 bytes
 //! ```
 //!
 //! Every query takes a [`Filter`] (an event and an optional time range) and starts
@@ -35,8 +36,11 @@ use alloc::vec::Vec;
 use core::cell::OnceCell;
 use core::ops::Range;
 
+use times::Times;
+
 mod chart;
 mod relabel;
+mod times;
 mod transform;
 pub use chart::StackChart;
 pub use transform::Transform;
@@ -256,7 +260,7 @@ pub struct StackProfile {
     nodes: NodeTable,
     // The samples.
     leaf: Vec<NodeId>,
-    time: Vec<u64>,
+    time: Times,
     // The first and last of `time`, kept as samples come: the summary, the
     // timeline and the stack chart each ask (two passes over millions otherwise).
     time_span: Option<(u64, u64)>,
@@ -476,9 +480,9 @@ impl StackProfile {
         let mut acc = vec![0u64; self.nodes.parent.len()];
         let mut total = 0u64;
         let Ok(event) = u16::try_from(filter.event) else { return (acc, 0) };
-        let samples = self.leaf.iter().zip(self.weights()).zip(self.sample_events()).zip(&self.time);
+        let samples = self.leaf.iter().zip(self.weights()).zip(self.sample_events()).zip(self.time.iter());
         for (((&leaf, &w), &e), t) in samples {
-            if e != event || filter.time.as_ref().is_some_and(|r| !r.contains(t)) {
+            if e != event || filter.time.as_ref().is_some_and(|r| !r.contains(&t)) {
                 continue;
             }
             if let Some(a) = acc.get_mut(leaf as usize) {
@@ -687,7 +691,7 @@ impl StackProfile {
             return Timeline { start, end, bins: out };
         }
         let Ok(event) = u16::try_from(filter.event) else { return Timeline { start, end, bins: out } };
-        for ((&t, &w), &e) in self.time.iter().zip(self.weights()).zip(self.sample_events()) {
+        for ((t, &w), &e) in self.time.iter().zip(self.weights()).zip(self.sample_events()) {
             if e != event || t < start || t >= end {
                 continue;
             }

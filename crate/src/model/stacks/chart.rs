@@ -63,8 +63,8 @@ impl StackProfile {
         // The samples in the range, by time: (time, leaf in the shape's tree). A
         // dropped one stays, as an empty column: its time was not spent elsewhere.
         let mut kept: Vec<(u64, NodeId)> = Vec::new();
-        let samples = self.leaf.iter().zip(self.sample_events()).zip(&self.time);
-        for ((&leaf, &e), &t) in samples {
+        let samples = self.leaf.iter().zip(self.sample_events()).zip(self.time.iter());
+        for ((&leaf, &e), t) in samples {
             if e != event || t < start || t >= end {
                 continue;
             }
