@@ -62,7 +62,7 @@ fn binaries_name_the_stacks_read_without_them() {
                 // `--call-graph dwarf`: the binaries' call-frame information makes
                 // the stacks deeper, so those are read again (see `Addresses::unwinds`).
                 assert!(path.to_string_lossy().contains(".dwarf."), "{}", path.display());
-                let depth = |p: &StackProfile| p.call_tree(&Filter::default()).nodes.iter().map(|n| n.depth).max();
+                let depth = |p: &StackProfile| p.call_tree(&Filter::default()).depths().max();
                 assert!(depth(&at_once) > depth(&read.profile), "{}", path.display());
                 continue;
             }

@@ -292,13 +292,13 @@ fn frame_names_without_and_with_binaries() {
     // Each function's raw name (when it differs) and the line of its first
     // instruction, as `llvm-addr2line -f -e cxxprog 0x35d0` and `0x3850` print them
     // (nm: the two quick_sort instances), and `0x...` of main.
-    let frame = |raw: &str| profile.frames().iter().find(|f| f.raw.as_deref() == Some(raw)).unwrap();
+    let frame = |raw: &str| profile.frames().iter().find(|f| f.raw() == Some(raw)).unwrap();
     let sort0 = frame("_Z10quick_sortIN9__gnu_cxx17__normal_iteratorIPiSt6vectorIiSaIiEEEEZ4mainE3$_0EvT_S8_T0_");
     assert!(sort0.name.starts_with("quick_sort<"), "{}", sort0.name);
-    assert_eq!((sort0.file.as_deref(), sort0.line), (Some("/tmp/corpusB/work/cxxprog/src/cxxprog.cpp"), Some(52)));
+    assert_eq!((sort0.file(), sort0.line()), (Some("/tmp/corpusB/work/cxxprog/src/cxxprog.cpp"), Some(52)));
     let main = profile.frames().iter().find(|f| f.name == "main" && f.kind == FrameKind::User).unwrap();
     assert_eq!(
-        (main.raw.as_deref(), main.file.as_deref(), main.line),
+        (main.raw(), main.file(), main.line()),
         (None, Some("/tmp/corpusB/work/cxxprog/src/cxxprog.cpp"), Some(85))
     );
     // Inlined frames and frames without a binary say nothing of it.
@@ -306,8 +306,8 @@ fn frame_names_without_and_with_binaries() {
         .frames()
         .iter()
         .filter(|f| f.kind == FrameKind::Inlined)
-        .all(|f| f.file.is_none() && f.raw.is_none()));
-    assert!(bare.frames().iter().all(|f| f.file.is_none() && f.raw.is_none()));
+        .all(|f| f.file().is_none() && f.raw().is_none()));
+    assert!(bare.frames().iter().all(|f| f.file().is_none() && f.raw().is_none()));
 }
 
 /// `--call-graph dwarf` recordings: the user stacks unwound from each sample's
@@ -395,7 +395,7 @@ fn damaged_stack_copies_unwind_safely() {
         if let Ok(perf) = PerfData::parse(&data) {
             if let Ok(profile) = stack_profile(&perf, &symbolizer, |_, _| {}) {
                 let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
-                assert!(tree.nodes.iter().all(|n| n.depth <= 300));
+                assert!(tree.depths().all(|d| d <= 300));
             }
         }
     }

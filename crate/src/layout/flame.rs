@@ -82,10 +82,10 @@ impl Flame {
     /// tree of 4.5M nodes, in wasm memory, which keeps its high-water mark.)
     pub fn from_tree(tree: &CallTree) -> Flame {
         let n = tree.nodes.len();
-        let rows = tree.nodes.iter().map(|node| node.depth as usize).max().map_or(0, |d| d.saturating_add(1));
+        let rows = tree.depths().max().map_or(0, |d| (d as usize).saturating_add(1));
         let mut depth_start = alloc::vec![0u32; rows.saturating_add(1)];
-        for node in &tree.nodes {
-            if let Some(c) = depth_start.get_mut((node.depth as usize).saturating_add(1)) {
+        for depth in tree.depths() {
+            if let Some(c) = depth_start.get_mut((depth as usize).saturating_add(1)) {
                 *c = c.saturating_add(1);
             }
         }
@@ -100,8 +100,8 @@ impl Flame {
         let mut next: Vec<u32> = depth_start.clone();
         let mut cursor = alloc::vec![0u64; rows];
         let mut flame = Flame { x0: alloc::vec![0; n], width: alloc::vec![0; n], node: alloc::vec![0; n], depth_start };
-        for (i, node) in (0u32..).zip(&tree.nodes) {
-            let depth = node.depth as usize;
+        for ((i, node), depth) in (0u32..).zip(&tree.nodes).zip(tree.depths()) {
+            let depth = depth as usize;
             let x = match depth.checked_sub(1).and_then(|up| cursor.get_mut(up)) {
                 Some(c) => {
                     let x = *c;
@@ -285,8 +285,10 @@ mod tests {
             // By the parent links: x of each node, in pre-order.
             let mut x = vec![0u64; n];
             let mut next_inside = vec![0u64; n];
+            let mut depth = vec![0usize; n];
             for (i, node) in tree.nodes.iter().enumerate().skip(1) {
                 let parent = node.parent as usize;
+                depth[i] = depth[parent] + 1;
                 x[i] = next_inside[parent];
                 next_inside[parent] += node.total;
                 next_inside[i] = x[i];
@@ -297,7 +299,7 @@ mod tests {
             for (row, bounds) in f.depth_start.windows(2).enumerate() {
                 for at in bounds[0] as usize..bounds[1] as usize {
                     let node = f.node[at] as usize;
-                    assert_eq!(tree.nodes[node].depth as usize, row);
+                    assert_eq!(depth[node], row);
                     assert_eq!((f.x0[at], f.width[at]), (x[node], tree.nodes[node].total), "node {node}");
                     placed[node] = true;
                 }

@@ -534,12 +534,10 @@ pub fn inline_tree(
         if weight == 0 && n != ROOT {
             continue;
         }
-        let depth = if n == ROOT { 0 } else { tree.nodes.get(up as usize).map_or(0, |p| p.depth.saturating_add(1)) };
         let at = u32::try_from(tree.nodes.len()).ok()?;
         tree.nodes.push(CallNode {
             frame: frame.get(n as usize).copied().unwrap_or(NO_FRAME),
             parent: up,
-            depth,
             total: weight,
             self_weight: self_w.get(n as usize).copied().unwrap_or(0),
         });
@@ -699,7 +697,7 @@ mod tests {
         let tree = s.stacks.call_tree(&crate::model::stacks::Filter::default());
         let name = |f: FrameId| s.stacks.frame_info(f).map_or("<root>", |f| f.name.as_str());
         let nodes: Vec<(u32, &str, u64, u64)> =
-            tree.nodes.iter().map(|n| (n.depth, name(n.frame), n.total, n.self_weight)).collect();
+            tree.depths().zip(&tree.nodes).map(|(d, n)| (d, name(n.frame), n.total, n.self_weight)).collect();
         assert_eq!(
             nodes,
             [
@@ -712,7 +710,7 @@ mod tests {
         );
         let inline = inline_tree(&p, 1, &s.frames, &s.stacks).unwrap();
         let nodes: Vec<(u32, &str, u64, u64)> =
-            inline.nodes.iter().map(|n| (n.depth, name(n.frame), n.total, n.self_weight)).collect();
+            inline.depths().zip(&inline.nodes).map(|(d, n)| (d, name(n.frame), n.total, n.self_weight)).collect();
         assert_eq!(
             nodes,
             [

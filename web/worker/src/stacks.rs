@@ -176,9 +176,9 @@ impl StacksView {
     /// Every frame's name, dso, kind, raw name and source line by frame id.
     pub fn names(&self) -> FrameNames {
         let frames = self.profile.frames();
-        let source = |f: &pgolens::model::stacks::Frame| match (&f.file, f.line) {
+        let source = |f: &pgolens::model::stacks::Frame| match (f.file(), f.line()) {
             (Some(file), Some(line)) => alloc::format!("{file}:{line}"),
-            (Some(file), None) => file.clone(),
+            (Some(file), None) => String::from(file),
             _ => String::new(),
         };
         FrameNames {
@@ -186,7 +186,7 @@ impl StacksView {
             dsos: self.profile.dsos().to_vec(),
             dso: frames.iter().map(|f| f.dso.unwrap_or(u32::MAX)).collect::<Vec<_>>().into(),
             kinds: frames.iter().map(|f| f.kind.id()).collect(),
-            raw: frames.iter().map(|f| f.raw.as_deref().unwrap_or_default()).collect(),
+            raw: frames.iter().map(|f| f.raw().unwrap_or_default()).collect(),
             source: frames.iter().map(source).collect(),
         }
     }

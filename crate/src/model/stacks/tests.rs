@@ -52,11 +52,11 @@ fn unit_weights_are_not_stored_until_another_weight_comes() {
 }
 
 fn named(p: &StackProfile, t: &CallTree) -> Vec<(u32, String, u64, u64)> {
-    t.nodes
-        .iter()
-        .map(|n| {
+    t.depths()
+        .zip(&t.nodes)
+        .map(|(depth, n)| {
             let name = p.frame_info(n.frame).map_or_else(|| String::from("<root>"), |f| f.name.clone());
-            (n.depth, name, n.total, n.self_weight)
+            (depth, name, n.total, n.self_weight)
         })
         .collect()
 }
@@ -264,6 +264,7 @@ fn ending_the_stacks_gives_back_the_room_arrays_grew_for() {
     p.end_stacks();
     assert_eq!((p.time.capacity(), p.leaf.capacity()), (samples, samples));
     assert_eq!((p.nodes.parent.capacity(), p.nodes.frame.capacity()), (nodes, nodes));
+    assert_eq!(p.frames.capacity(), p.frames.len());
     // The same profile.
     assert_eq!(p.call_tree(&all(e)), tree);
 }
@@ -300,4 +301,46 @@ fn preorder_visits_siblings_by_rank_then_id() {
     let order = preorder(&parent, &frame, &rank);
     assert_eq!(order.len(), n as usize);
     assert_eq!(order, expected);
+}
+
+#[test]
+fn a_frame_without_symbols_keeps_its_source_out_of_line() {
+    // Name, dso, kind and a pointer: what a recording's hundreds of thousands of
+    // unsymbolized frames cost each.
+    assert!(core::mem::size_of::<Frame>() <= 48, "{}", core::mem::size_of::<Frame>());
+    let (mut p, [main, a, ..]) = profile();
+    p.describe(a, "_Z1av", Some("a.c"), Some(3));
+    p.describe(main, "main", None, None);
+    let (fa, fm) = (p.frame_info(a).unwrap(), p.frame_info(main).unwrap());
+    assert_eq!((fa.raw(), fa.file(), fa.line()), (Some("_Z1av"), Some("a.c"), Some(3)));
+    // The raw name is kept only where it differs; what is known stays.
+    assert_eq!((fm.raw(), fm.file(), fm.line()), (None, None, None));
+    p.describe(a, "_Z1bv", Some("b.c"), Some(9));
+    let fa = p.frame_info(a).unwrap();
+    assert_eq!((fa.raw(), fa.file(), fa.line()), (Some("_Z1av"), Some("a.c"), Some(3)));
+}
+
+#[test]
+fn depths_follow_the_parent_links_and_end_on_any_tree() {
+    let (p, [main, a, b, c]) = profile();
+    let mut q = StackProfile::new();
+    let e = q.add_event("cycles");
+    let frames = [main, a, b, c].map(|f| q.frame(&p.frame_info(f).unwrap().name, None, FrameKind::User));
+    for i in 0..200u64 {
+        let depth = 1 + (i * 7 % 9) as usize;
+        let stack: Vec<FrameId> = (0..depth).map(|d| frames[((i >> d) % 4) as usize]).collect();
+        q.push_sample(e, i, 1, &stack).unwrap();
+    }
+    for tree in [q.call_tree(&all(e)), q.call_tree(&all(e)).heaviest_first(), q.inverted(&all(e))] {
+        let mut by_links = vec![0u32; tree.nodes.len()];
+        for (i, n) in tree.nodes.iter().enumerate().skip(1) {
+            by_links[i] = by_links[n.parent as usize] + 1;
+        }
+        assert_eq!(tree.depths().collect::<Vec<_>>(), by_links);
+        assert_eq!(tree.depths().max(), Some(9));
+    }
+    // Parents after their children, out of range, or themselves: a depth each, no more.
+    let node = |parent| CallNode { frame: 0, parent, total: 1, self_weight: 1 };
+    let odd = CallTree { nodes: vec![node(3), node(0), node(9), node(1), node(4), node(u32::MAX)] };
+    assert_eq!(odd.depths().collect::<Vec<_>>(), [0, 1, 0, 0, 0, 0]);
 }

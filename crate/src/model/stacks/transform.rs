@@ -265,11 +265,11 @@ mod tests {
 
     /// (depth, name, total, self) per node in pre-order.
     fn named(p: &StackProfile, t: &CallTree) -> Vec<(u32, String, u64, u64)> {
-        t.nodes
-            .iter()
-            .map(|n| {
+        t.depths()
+            .zip(&t.nodes)
+            .map(|(depth, n)| {
                 let name = p.frame_info(n.frame).map_or(String::from("<root>"), |f| f.name.clone());
-                (n.depth, name, n.total, n.self_weight)
+                (depth, name, n.total, n.self_weight)
             })
             .collect()
     }
