@@ -14,7 +14,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use pgolens::layout::flame::Flame;
+use pgolens::layout::flame::Rows;
 use pgolens::model::stacks::{
     CallTree, Filter, FrameKind, FunctionStats, StackProfile, Transform as CoreTransform, TreePaths, NO_FRAME,
 };
@@ -148,11 +148,11 @@ impl StacksView {
         if let Some(s) = self.slots.get_mut(slot) {
             *s = None;
         }
-        let flame = Flame::from_tree(&tree);
-        let layout = layout(&tree, &flame);
+        let rows = Rows::of(&tree);
+        let layout = layout(&tree, &rows);
         // Freed first: the shape is taken where they lay (wasm memory never shrinks).
-        let Flame { node, x0, width, depth_start } = flame;
-        drop((x0, width, depth_start));
+        let Rows { node, depth_start } = rows;
+        drop(depth_start);
         let paths = tree.paths();
         drop(tree);
         if let Some(s) = self.slots.get_mut(slot) {
@@ -319,20 +319,21 @@ pub fn call_tree_nodes(tree: &CallTree) -> CallTreeNodes {
     out
 }
 
-/// The rectangles of a laid-out tree: `[x0, width, self, frame]` each (the root's frame is -1).
-fn layout(tree: &CallTree, flame: &Flame) -> FlameLayout {
-    let rects = flame.x0.iter().zip(&flame.width).zip(&flame.node).flat_map(|((&x0, &w), &node)| {
+/// The rectangles of `tree` laid out in `rows`: `[x0, width, self, frame]` each (the
+/// root's frame is -1), written out as [`Rows::placed`] finds them.
+fn layout(tree: &CallTree, rows: &Rows) -> FlameLayout {
+    let rects = rows.placed(tree).flat_map(|(node, x0)| {
         let n = tree.nodes.get(node as usize);
         let frame = n.map_or(NO_FRAME, |n| n.frame);
         [
             x0 as f64,
-            w as f64,
+            n.map_or(0.0, |n| n.total as f64),
             n.map_or(0.0, |n| n.self_weight as f64),
             if frame == NO_FRAME { -1.0 } else { f64::from(frame) },
         ]
     });
-    let len = flame.len().saturating_mul(Rects::WIDTH);
-    FlameLayout { rects: Rects::collect(len, rects), rows: flame.depth_start.clone().into() }
+    let len = rows.node.len().saturating_mul(Rects::WIDTH);
+    FlameLayout { rects: Rects::collect(len, rects), rows: rows.depth_start.clone().into() }
 }
 
 #[cfg(test)]
