@@ -46,7 +46,7 @@ impl Bridge {
         let worker = Worker::new_with_options(&url, &options)?;
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             match wire::from_js::<FromWorker>(event.data()) {
-                Ok(msg) => dispatch.emit(Action::Worker(msg)),
+                Ok(msg) => dispatch.emit(Action::Worker(Box::new(msg))),
                 Err(e) => {
                     web_sys::console::error_2(&"pgolens: a message from the worker does not fit".into(), &e.into())
                 }

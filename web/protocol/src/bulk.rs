@@ -92,8 +92,8 @@ impl PartialEq for Rects {
 
 impl Rects {
     /// Values per rectangle.
-    pub const WIDTH: usize = 4;
-    /// Values per block (64K rectangles: 2 MiB), a multiple of [`Rects::WIDTH`].
+    pub const WIDTH: usize = 3;
+    /// Values per block (64K rectangles: 1.5 MiB), a multiple of [`Rects::WIDTH`].
     const BLOCK: usize = Self::WIDTH << 16;
 
     /// The rectangles' values, `len` of them (more are dropped, fewer leave zeros).
@@ -308,6 +308,25 @@ mod tests {
         assert_eq!(Rects::collect(3, [1.0; 5]).to_vec(), [1.0; 3]);
         assert_eq!(Rects::collect(3, [1.0]).to_vec(), [1.0, 0.0, 0.0]);
         assert!(Rects::default().is_empty());
+    }
+
+    #[test]
+    fn a_layout_keeps_only_the_self_weights_that_are_not_0() {
+        #[rustfmt::skip]
+        let quads = [
+            0.0, 10.0, 0.0, -1.0,
+            0.0, 6.0, 1.0, 4.0,   6.0, 4.0, 0.0, 2.0,
+            0.0, 5.0, 5.0, 7.0,   6.0, 4.0, 4.0, 9.0,
+        ];
+        let layout = crate::FlameLayout::from_quads(&quads, vec![0, 1, 3, 5]);
+        assert_eq!((layout.len(), layout.rects.len()), (5, 5 * Rects::WIDTH));
+        assert_eq!(layout.rects.to_vec().get(3..6), Some(&[0.0, 6.0, 4.0][..]));
+        assert_eq!(
+            (layout.self_rects.0.as_slice(), layout.self_weights.0.as_slice()),
+            (&[1, 3, 4][..], &[1.0, 5.0, 4.0][..])
+        );
+        assert_eq!(layout.to_quads(), quads);
+        assert!(crate::FlameLayout::default().is_empty());
     }
 
     #[test]

@@ -631,12 +631,57 @@ pub struct StacksInfo {
     pub end: u64,
 }
 
-/// A laid-out flame graph: `[x0, width, self, frame]` per rectangle (frame -1 for
-/// the root), by depth then x, and where each depth's rectangles start (and the end).
+/// A laid-out flame graph: `[x0, width, frame]` per rectangle (frame -1 for the
+/// root), by depth then x; where each depth's rectangles start (and the end); and
+/// the self weights that are not 0, by rectangle (ascending). Most nodes of a
+/// deep tree have none: 8 bytes a rectangle less on each side.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlameLayout {
     pub rects: Rects,
     pub rows: U32Array,
+    pub self_rects: U32Array,
+    pub self_weights: F64Array,
+}
+
+impl FlameLayout {
+    /// Rectangles.
+    pub fn len(&self) -> usize {
+        self.rects.len() / Rects::WIDTH
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rects.is_empty()
+    }
+
+    /// From `[x0, width, self, frame]` per rectangle (tests, small layouts).
+    pub fn from_quads(quads: &[f64], rows: Vec<u32>) -> FlameLayout {
+        let mut layout = FlameLayout { rows: rows.into(), ..FlameLayout::default() };
+        let mut rects = Vec::with_capacity(quads.len() / 4 * Rects::WIDTH);
+        for (i, q) in (0u32..).zip(quads.chunks_exact(4)) {
+            if let [x0, width, self_weight, frame] = *q {
+                rects.extend([x0, width, frame]);
+                if self_weight != 0.0 {
+                    layout.self_rects.0.push(i);
+                    layout.self_weights.0.push(self_weight);
+                }
+            }
+        }
+        layout.rects = rects.into();
+        layout
+    }
+
+    /// Every rectangle as `[x0, width, self, frame]` (tests, small layouts).
+    pub fn to_quads(&self) -> Vec<f64> {
+        let mut selfs = self.self_rects.0.iter().zip(&self.self_weights.0).peekable();
+        let mut out = Vec::with_capacity(self.len() * 4);
+        for (i, r) in (0u32..).zip(self.rects.to_vec().chunks_exact(Rects::WIDTH)) {
+            let own = selfs.next_if(|&(&at, _)| at == i).map_or(0.0, |(_, &w)| w);
+            if let [x0, width, frame] = *r {
+                out.extend([x0, width, own, frame]);
+            }
+        }
+        out
+    }
 }
 
 /// A call tree's nodes in pre-order, siblings heaviest first; node 0 is the root

@@ -341,7 +341,7 @@ pub enum Action {
     /// Requests up to this sequence number were posted.
     Posted(ReqId),
     /// A message from the worker.
-    Worker(FromWorker),
+    Worker(Box<FromWorker>),
     // What the user does in a view of the current file.
     Dump(dump::Msg),
     Functions(functions::Msg),
@@ -513,7 +513,7 @@ impl State {
                 changed
             }
             Action::Posted(upto) => self.outbox.posted(upto),
-            Action::Worker(msg) => self.reply(msg),
+            Action::Worker(msg) => self.reply(*msg),
             Action::Dump(msg) => self.with_current(|doc, out| doc.dump.update(msg, doc.id, out)),
             Action::Functions(msg) => self.with_current(|doc, out| doc.functions.update(msg, doc.id, out)),
             Action::MemProf(msg) => self.with_current(|doc, out| doc.memprof.update(msg, doc.id, out)),

@@ -35,7 +35,7 @@ fn summary(format: &str, views: &[View], open_on: View) -> FileSummary {
 }
 
 fn worker(doc: DocId, req: Option<ReqId>, reply: Reply) -> Action {
-    Action::Worker(FromWorker { doc, req, reply })
+    Action::Worker(Box::new(FromWorker { doc, req, reply }))
 }
 
 fn open(s: &mut State, doc: DocId, summary: FileSummary, root: NodeInfo, children: Vec<NodeInfo>) -> bool {
@@ -441,8 +441,7 @@ fn a_recording_opens_on_its_flame_graph_which_asks_for_its_views_and_refilters_t
     );
     assert!(asked.iter().any(|r| matches!(r, Request::Timeline { event: 0, .. })), "{asked:?}");
     // The graph comes; zooms are clamped to it.
-    let layout =
-        |rects: &[f64]| pgolens_protocol::FlameLayout { rects: rects.to_vec().into(), rows: vec![0, 1, 2].into() };
+    let layout = |rects: &[f64]| pgolens_protocol::FlameLayout::from_quads(rects, vec![0, 1, 2]);
     let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 60.0, 0.0];
     // A reply to another filter is dropped.
     let other = SampleFilter { event: 1, range: None, ..SampleFilter::default() };
@@ -711,7 +710,7 @@ fn a_sample_profile_opens_on_its_functions_and_a_row_asks_for_its_heat_and_its_i
         ]
     );
     // The rooted graph is the function's, not the Flame graph tab's.
-    let layout = pgolens_protocol::FlameLayout { rects: vec![0.0, 5.0, 5.0, 2.0].into(), rows: vec![0, 1].into() };
+    let layout = pgolens_protocol::FlameLayout::from_quads(&[0.0, 5.0, 5.0, 2.0], vec![0, 1]);
     assert!(s.update(worker(
         1,
         None,
@@ -876,8 +875,7 @@ fn a_file_of_the_linked_name_and_size_but_another_fingerprint_is_not_taken_for_i
 fn the_flame_graphs_zoom_search_direction_and_sandwich_are_restored() {
     let mut s = stacked();
     hashed(&mut s, 1, "feedfacefeedface", 100);
-    let layout =
-        |rects: &[f64]| pgolens_protocol::FlameLayout { rects: rects.to_vec().into(), rows: vec![0, 1, 2].into() };
+    let layout = |rects: &[f64]| pgolens_protocol::FlameLayout::from_quads(rects, vec![0, 1, 2]);
     let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 60.0, 0.0];
     s.update(Action::Flame(FlameMsg::SetEvent(1)));
     s.update(Action::Flame(FlameMsg::ToggleInverted));

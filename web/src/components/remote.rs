@@ -211,7 +211,7 @@ async fn download(opener: &Opener, id: DocId, url: &str, controller: &AbortContr
         .unwrap_or_else(|| Url::new(url).map(|u| name_from_path(&u.pathname())).unwrap_or_default());
     let progress = |loaded: u64, total: u64| {
         let reply = Reply::Progress { loaded, total, phase: Phase::Read };
-        opener.dispatch.dispatch(Action::Worker(FromWorker { doc: id, req: None, reply }));
+        opener.dispatch.dispatch(Action::Worker(Box::new(FromWorker { doc: id, req: None, reply })));
     };
     progress(0, total);
 

@@ -4,9 +4,9 @@
 //! time range).
 //!
 //! Flame graphs cross to the page as typed arrays ([`FlameLayout`]): per rectangle,
-//! in the layout's depth-then-x order, four `f64`s `[x0, width, self, frame]`
-//! (weights are exact below 2^53), and the rows as `u32` offsets (`rows[d]..rows[d+1]`
-//! are depth `d`'s rectangles). Slot [`MAIN`] holds the flame graph (or icicle),
+//! in the layout's depth-then-x order, three `f64`s `[x0, width, frame]` (weights
+//! are exact below 2^53), the rows as `u32` offsets (`rows[d]..rows[d+1]` are depth
+//! `d`'s rectangles), and the self weights that are not 0 with their rectangles. Slot [`MAIN`] holds the flame graph (or icicle),
 //! [`CALLERS`] and [`CALLEES`] the sandwich of the last function asked for, [`ROOTED`]
 //! the last tree laid out from a root of its own (a sample profile's function and
 //! its inline tree, built by the caller: [`StacksView::lay_rooted`]).
@@ -319,21 +319,27 @@ pub fn call_tree_nodes(tree: &CallTree) -> CallTreeNodes {
     out
 }
 
-/// The rectangles of `tree` laid out in `rows`: `[x0, width, self, frame]` each (the
-/// root's frame is -1), written out as [`Rows::placed`] finds them.
+/// The rectangles of `tree` laid out in `rows`: `[x0, width, frame]` each (the
+/// root's frame is -1), written out as [`Rows::placed`] finds them, and the self
+/// weights that are not 0.
 fn layout(tree: &CallTree, rows: &Rows) -> FlameLayout {
-    let rects = rows.placed(tree).flat_map(|(node, x0)| {
+    let (mut self_rects, mut self_weights) = (Vec::new(), Vec::new());
+    let rects = (0u32..).zip(rows.placed(tree)).flat_map(|(at, (node, x0))| {
         let n = tree.nodes.get(node as usize);
         let frame = n.map_or(NO_FRAME, |n| n.frame);
-        [
-            x0 as f64,
-            n.map_or(0.0, |n| n.total as f64),
-            n.map_or(0.0, |n| n.self_weight as f64),
-            if frame == NO_FRAME { -1.0 } else { f64::from(frame) },
-        ]
+        if let Some(own) = n.map(|n| n.self_weight).filter(|&w| w > 0) {
+            self_rects.push(at);
+            self_weights.push(own as f64);
+        }
+        [x0 as f64, n.map_or(0.0, |n| n.total as f64), if frame == NO_FRAME { -1.0 } else { f64::from(frame) }]
     });
-    let len = rows.node.len().saturating_mul(Rects::WIDTH);
-    FlameLayout { rects: Rects::collect(len, rects), rows: rows.depth_start.clone().into() }
+    let rects = Rects::collect(rows.node.len().saturating_mul(Rects::WIDTH), rects);
+    FlameLayout {
+        rects,
+        rows: rows.depth_start.clone().into(),
+        self_rects: self_rects.into(),
+        self_weights: self_weights.into(),
+    }
 }
 
 #[cfg(test)]
@@ -392,10 +398,7 @@ mod tests {
         assert_eq!(functions(&mut v, folded.clone()), [s("cmp", 2, 2), s("main", 0, 10), s("sort", 8, 10)]);
         // The folded flame graph has no swap: main, sort, cmp and the root.
         let layout = v.flame(&folded, false, pgolens_protocol::Order::Alphabetical).unwrap();
-        assert_eq!(layout.rects.len(), 4 * 4);
-        assert_eq!(
-            v.flame(&SampleFilter::default(), false, pgolens_protocol::Order::Alphabetical).unwrap().rects.len(),
-            5 * 4
-        );
+        assert_eq!(layout.len(), 4);
+        assert_eq!(v.flame(&SampleFilter::default(), false, pgolens_protocol::Order::Alphabetical).unwrap().len(), 5);
     }
 }

@@ -364,7 +364,7 @@ fn tooltip(props: &Props, rect: u32, cx: i32, cy: i32, tip: &NodeRef) -> Option<
     let d = &props.data;
     let frame = *d.frame.get(rect as usize)?;
     let total = *d.flame.width.get(rect as usize)?;
-    let self_w = d.self_weight.get(rect as usize).copied().unwrap_or(0);
+    let self_w = d.self_weight(rect);
     let all = d.total();
     let names = props.names.as_deref();
     let name = names.map_or("…", |n| n.name(frame));

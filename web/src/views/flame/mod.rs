@@ -75,16 +75,18 @@ impl FrameLookup for FrameNames {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlameData {
     pub flame: Flame,
-    /// Per rectangle: its frame ([`u32::MAX`] for the root) and self weight.
+    /// Per rectangle: its frame ([`u32::MAX`] for the root).
     pub frame: Vec<u32>,
-    pub self_weight: Vec<u64>,
+    /// The rectangles whose self weight is not 0 (ascending), and those weights.
+    self_rects: Vec<u32>,
+    self_weights: Vec<u64>,
 }
 
 impl FlameData {
     /// From the worker's layout, read a block at a time (the rectangles are not
     /// copied whole into the page's wasm memory first).
     pub fn from_layout(layout: FlameLayout) -> FlameData {
-        let n = layout.rects.len() / Rects::WIDTH;
+        let n = layout.len();
         let mut d = FlameData {
             flame: Flame {
                 x0: Vec::with_capacity(n),
@@ -93,24 +95,39 @@ impl FlameData {
                 depth_start: layout.rows.0,
             },
             frame: Vec::with_capacity(n),
-            self_weight: Vec::with_capacity(n),
+            self_rects: layout.self_rects.0,
+            self_weights: layout.self_weights.0.iter().map(|&w| w as u64).collect(),
         };
         layout.rects.for_each_block(|block| {
             for r in block.chunks_exact(Rects::WIDTH) {
-                d.flame.x0.push(r[0] as u64);
-                d.flame.width.push(r[1] as u64);
-                d.self_weight.push(r[2] as u64);
-                d.frame.push(if r[3] < 0.0 { u32::MAX } else { r[3] as u32 });
+                if let [x0, width, frame] = *r {
+                    d.flame.x0.push(x0 as u64);
+                    d.flame.width.push(width as u64);
+                    d.frame.push(if frame < 0.0 { u32::MAX } else { frame as u32 });
+                }
             }
         });
+        // Looked up by binary search: kept ascending whatever arrived.
+        if !d.self_rects.is_sorted() {
+            let mut pairs: Vec<(u32, u64)> = d.self_rects.iter().copied().zip(d.self_weights.iter().copied()).collect();
+            pairs.sort_unstable();
+            (d.self_rects, d.self_weights) = pairs.into_iter().unzip();
+        }
         d
     }
 
-    /// From the worker's arrays, `[x0, width, self, frame]` per rectangle, and
-    /// rows, as they arrive in a layout (tests).
+    /// From `[x0, width, self, frame]` per rectangle, and rows (tests).
     #[cfg(test)]
     pub fn from_arrays(rects: &[f64], rows: Vec<u32>) -> FlameData {
-        FlameData::from_layout(FlameLayout { rects: rects.to_vec().into(), rows: rows.into() })
+        FlameData::from_layout(FlameLayout::from_quads(rects, rows))
+    }
+
+    /// Rectangle `rect`'s self weight.
+    pub fn self_weight(&self, rect: u32) -> u64 {
+        match self.self_rects.binary_search(&rect) {
+            Ok(i) => self.self_weights.get(i).copied().unwrap_or(0),
+            Err(_) => 0,
+        }
     }
 
     pub fn total(&self) -> u64 {
@@ -710,7 +727,7 @@ mod tests {
         st.refresh(1, false, &mut out);
         #[rustfmt::skip]
         let rects = [0.0, 100.0, 0.0, -1.0, 0.0, 60.0, 30.0, 0.0, 60.0, 40.0, 40.0, 3.0, 0.0, 30.0, 30.0, 1.0];
-        let layout = FlameLayout { rects: rects.to_vec().into(), rows: vec![0u32, 1, 3, 4].into() };
+        let layout = FlameLayout::from_quads(&rects, vec![0u32, 1, 3, 4]);
         let samples = SampleFilter::default();
         assert!(st.on_reply(Reply::Flame { samples, inverted: false, order: Order::Alphabetical, layout }));
         out.queue.clear();
@@ -718,7 +735,7 @@ mod tests {
     }
 
     fn layout(rects: &[f64], rows: &[u32]) -> FlameLayout {
-        FlameLayout { rects: rects.to_vec().into(), rows: rows.to_vec().into() }
+        FlameLayout::from_quads(rects, rows.to_vec())
     }
 
     #[test]
@@ -822,7 +839,7 @@ mod tests {
     fn flame_data_comes_from_the_workers_arrays() {
         let d = FlameData::from_arrays(&[0.0, 6.0, 0.0, -1.0, 0.0, 6.0, 2.0, 3.0], vec![0, 1, 2]);
         assert_eq!(d.frame, vec![u32::MAX, 3]);
-        assert_eq!(d.self_weight, vec![0, 2]);
+        assert_eq!((d.self_weight(0), d.self_weight(1), d.self_weight(2)), (0, 2, 0));
         assert_eq!((d.total(), d.flame.depths()), (6, 2));
     }
 }

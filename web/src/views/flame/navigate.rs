@@ -135,7 +135,8 @@ impl FlameData {
                 let (x0, width) =
                     (self.flame.x0.get(i).copied().unwrap_or(0), self.flame.width.get(i).copied().unwrap_or(0));
                 if !inverted {
-                    w.self_weight = w.self_weight.saturating_add(self.self_weight.get(i).copied().unwrap_or(0));
+                    w.self_weight =
+                        w.self_weight.saturating_add(self.self_weight(u32::try_from(i).unwrap_or(u32::MAX)));
                 } else if depth == 1 {
                     w.self_weight = w.self_weight.saturating_add(width);
                 }

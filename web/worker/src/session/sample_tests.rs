@@ -220,8 +220,7 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
     let flame = s.flame(&all, false, Order::Alphabetical).unwrap();
     let names = s.frame_names().unwrap().names;
     let rects: Vec<(String, u64, u64)> = flame
-        .rects
-        .to_vec()
+        .to_quads()
         .chunks(4)
         .map(|r| {
             let name = if r[3] < 0.0 { String::from("all") } else { String::from(names.get(r[3] as usize).unwrap()) };
@@ -240,8 +239,7 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
     let rooted = SampleFilter { root: Some(run_ops), ..SampleFilter::default() };
     let flame = s.flame(&rooted, false, Order::Alphabetical).unwrap();
     let rects: Vec<(String, u64, u64)> = flame
-        .rects
-        .to_vec()
+        .to_quads()
         .chunks(4)
         .map(|r| (String::from(names.get(r[3] as usize).unwrap()), r[1] as u64, r[2] as u64))
         .collect();
@@ -261,7 +259,7 @@ fn the_stacks_are_the_inline_trees_and_a_function_is_a_root() {
     assert_eq!(s.search(&all, "op_add").unwrap().weight, 12000);
     // The sandwich sees the whole profile.
     let (callers, _) = s.sandwich(&rooted, found.frames[0]).unwrap();
-    assert_eq!(callers.rects.to_vec()[1], 12000.0);
+    assert_eq!(callers.to_quads()[1], 12000.0);
     assert!(s.flame(&SampleFilter { root: Some(99), ..SampleFilter::default() }, false, Order::Alphabetical).is_err());
     // The stack functions table: op_add's self samples wherever it is inlined.
     let mut q = TableQuery::new(TableId::StackFunctions);
@@ -361,8 +359,7 @@ fn cs_and_md5_profiles_show_contexts_and_hashes() {
     let flame = s.flame(&SampleFilter::default(), false, Order::Alphabetical).unwrap();
     let names = s.frame_names().unwrap().names;
     let depth3: Vec<&str> = flame
-        .rects
-        .to_vec()
+        .to_quads()
         .chunks(4)
         .skip(flame.rows.0[3] as usize)
         .take((flame.rows.0[4] - flame.rows.0[3]) as usize)

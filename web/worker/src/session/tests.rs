@@ -549,9 +549,9 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     let all = SampleFilter::default();
     // root; main; a, c; b (under a), b (under c): rows by depth.
     let flame = s.flame(&all, false, Order::Alphabetical).unwrap();
-    assert_eq!(flame.rects.len(), 6 * 4);
+    assert_eq!(flame.len(), 6);
     assert_eq!(flame.rows.0, [0, 1, 2, 4, 6]);
-    let rects = &flame.rects.to_vec();
+    let rects = &flame.to_quads();
     // [x0, width, self, frame]: a (frame 1) is 4 wide with self 1; c (3) starts at 4.
     assert_eq!(&rects[8..16], &[0.0, 4.0, 1.0, 1.0, 4.0, 2.0, 0.0, 3.0]);
     assert_eq!(&rects[..4], &[0.0, 6.0, 0.0, -1.0]);
@@ -560,8 +560,8 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     // A time range: the samples at 10 and 20.
     let range = SampleFilter { range: Some((10, 30)), ..SampleFilter::default() };
     let icicle = s.flame(&range, true, Order::Alphabetical).unwrap();
-    assert_eq!(icicle.rects.len(), 6 * 4);
-    assert_eq!(icicle.rects.to_vec()[1], 3.0);
+    assert_eq!(icicle.len(), 6);
+    assert_eq!(icicle.to_quads()[1], 3.0);
     let page = s.table(&query(TableId::StackFunctions, "total", true, ""), 0, 10).unwrap();
     assert_eq!((page.total, page.matching, page.weight, page.start), (4, 4, Some(6), 0));
     assert_eq!(page.rows[0].id, 0);
