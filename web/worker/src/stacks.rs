@@ -323,7 +323,10 @@ pub fn call_tree_nodes(tree: &CallTree) -> CallTreeNodes {
 /// root's frame is -1), written out as [`Rows::placed`] finds them, and the self
 /// weights that are not 0.
 fn layout(tree: &CallTree, rows: &Rows) -> FlameLayout {
-    let (mut self_rects, mut self_weights) = (Vec::new(), Vec::new());
+    // Sized up front (every node is one rectangle): a doubled array's old half
+    // would stay in wasm memory's high-water mark.
+    let own = tree.nodes.iter().filter(|n| n.self_weight > 0).count();
+    let (mut self_rects, mut self_weights) = (Vec::with_capacity(own), Vec::with_capacity(own));
     let rects = (0u32..).zip(rows.placed(tree)).flat_map(|(at, (node, x0))| {
         let n = tree.nodes.get(node as usize);
         let frame = n.map_or(NO_FRAME, |n| n.frame);
