@@ -377,6 +377,10 @@ impl StackProfile {
     pub fn describe(&mut self, id: FrameId, raw: &str, file: Option<&str>, line: Option<u32>) {
         let Some(f) = self.frames.get_mut(id as usize) else { return };
         let differs = f.name != raw;
+        // Boxed only when there is something to keep: most frames stay without.
+        if !differs && file.is_none() && line.is_none() && f.source.is_none() {
+            return;
+        }
         let s = f.source.get_or_insert_with(|| Box::new(FrameSource { raw: None, file: None, line: None }));
         if s.raw.is_none() && differs {
             s.raw = Some(String::from(raw));

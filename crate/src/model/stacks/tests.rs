@@ -315,6 +315,7 @@ fn a_frame_without_symbols_keeps_its_source_out_of_line() {
     assert_eq!((fa.raw(), fa.file(), fa.line()), (Some("_Z1av"), Some("a.c"), Some(3)));
     // The raw name is kept only where it differs; what is known stays.
     assert_eq!((fm.raw(), fm.file(), fm.line()), (None, None, None));
+    assert!(fm.source.is_none(), "nothing to keep, nothing boxed");
     p.describe(a, "_Z1bv", Some("b.c"), Some(9));
     let fa = p.frame_info(a).unwrap();
     assert_eq!((fa.raw(), fa.file(), fa.line()), (Some("_Z1av"), Some("a.c"), Some(3)));
