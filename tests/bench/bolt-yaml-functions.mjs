@@ -1,15 +1,16 @@
 // BOLT YAML page benchmark (not part of `npm test`): drops FILE (a BOLT YAML
 // profile) on the page, as a user's drag and drop (a DataTransfer holding the File,
 // dispatched as dragenter, dragover and drop), and prints the time from the drop to
-// the first rows of the Functions table it opens on, and the peak resident size of
-// the tab's process (page and worker: the renderer that grew the most), sampled
-// every 50 ms, against the file's size.
+// the first rows of the Functions table it opens on, and the peak resident size and
+// private footprint (`lib/memory.mjs`) of the tab's process (page and worker: the
+// renderer that grew the most), sampled every 50 ms, against the file's size.
 //
 //   npm run build && node tests/bench/bolt-yaml-functions.mjs FILE.yaml [MORE.yaml...]
 //
 // With several files, each is dropped on a fresh page in turn. Output ends with one
 // line of JSON for scripts: [{"file","bytes","firstRowsMs","tabPeakBytes",
-// "tabPeakPerFileByte","allGrowthBytes","functions","stalls"}, ...] (stalls: reads of
+// "tabPeakPerFileByte","tabPrivatePeakBytes","tabPrivatePeakPerFileByte",
+// "allGrowthBytes","functions","stalls"}, ...] (stalls: reads of
 // the file that stalled and were read on from a new stream, see worker.js).
 
 import { stat } from 'node:fs/promises';
@@ -74,7 +75,9 @@ async function one(browser, url, file) {
   if (errors.length) throw errors[0];
   console.log(`file: ${file} (${mb(bytes)}), ${functions} functions`);
   console.log(`drop → first Functions rows drawn: ${firstRows.toFixed(0)} ms${stalls ? ` (${stalls} stalled reads)` : ''}`);
-  console.log(`tab peak: ${mb(tab)} (${(tab / bytes).toFixed(2)}× the file; it grew ${mb(growth)}); all chromium processes grew ${mb(peakAll - base.all)}`);
+  const own = watched.privatePeak;
+  console.log(`tab peak: ${mb(tab)} resident (${(tab / bytes).toFixed(2)}× the file; it grew ${mb(growth)}), ` +
+    `${mb(own)} private (${(own / bytes).toFixed(2)}×; it grew ${mb(watched.privateGrowth)}); all chromium processes grew ${mb(peakAll - base.all)}`);
   return {
     file,
     bytes,
@@ -82,6 +85,8 @@ async function one(browser, url, file) {
     tabPeakBytes: tab,
     tabPeakPerFileByte: Number((tab / bytes).toFixed(3)),
     tabGrowthBytes: growth,
+    tabPrivatePeakBytes: own,
+    tabPrivatePeakPerFileByte: Number((own / bytes).toFixed(3)),
     allGrowthBytes: peakAll - base.all,
     functions,
     stalls,

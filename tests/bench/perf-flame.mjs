@@ -1,7 +1,8 @@
 // Browser benchmark (not part of `npm test`): a perf.data dropped on pgolens until
 // its flame graph is drawn, against speedscope 1.25 importing the `perf script`
 // text of the same recording (speedscope reads perf's text, not perf.data), in the
-// same Chromium, in the same run. Also the peak memory of the tab's processes.
+// same Chromium, in the same run. Also the peak memory of the tab's process,
+// resident and private (see `lib/memory.mjs`).
 //
 //   npm run build && node tests/bench/perf-flame.mjs PERF.DATA [BINARY...]
 //
@@ -58,8 +59,9 @@ async function scriptText(file) {
 
 /**
  * Runs `work` while sampling chromium's memory. Resolves to [result, growth of all
- * processes, peak of the tab's process]: the tab (page and its worker) is the
- * renderer that grew the most, and its peak is its whole resident size.
+ * processes, the tab's process]: the tab (page and its worker) is the renderer
+ * that grew the most, with its peak resident size (`peak`) and the peak of its
+ * private footprint (`privatePeak`, see `lib/memory.mjs`).
  */
 async function withPeakMemory(work) {
   const memory = watchMemory(100);
@@ -68,7 +70,7 @@ async function withPeakMemory(work) {
     throw e;
   });
   const { base, peakAll, tab } = await memory.stop();
-  return [result, peakAll - base.all, tab.peak];
+  return [result, peakAll - base.all, tab];
 }
 
 async function pgolens(browser, url) {
@@ -138,13 +140,16 @@ try {
   const [p, pAll, pTab] = await pgolens(browser, ours.url);
   console.log(
     `pgolens:    ${(p.ms / 1000).toFixed(2)} s to the flame graph (${p.samples}); ` +
-      `tab process peak ${mb(pTab)} = ${(pTab / size).toFixed(2)}× the file (all chromium processes +${mb(pAll)})`,
+      `tab process peak ${mb(pTab.peak)} = ${(pTab.peak / size).toFixed(2)}× the file resident, ` +
+      `${mb(pTab.privatePeak)} = ${(pTab.privatePeak / size).toFixed(2)}× private (all chromium processes +${mb(pAll)})`,
   );
-  const [s, sAll, sTab] = skipSpeedscope ? [{ failed: 'skipped', ms: 0 }, 0, 0] : await speedscopeRun(browser, theirs.url, text);
+  const none = { peak: 0, privatePeak: 0 };
+  const [s, sAll, sTab] = skipSpeedscope ? [{ failed: 'skipped', ms: 0 }, 0, none] : await speedscopeRun(browser, theirs.url, text);
+  const sPeaks = `tab peak ${mb(sTab.peak)} resident, ${mb(sTab.privatePeak)} private`;
   if (s.failed) {
-    console.log(`speedscope: failed after ${(s.ms / 1000).toFixed(2)} s: ${s.failed} (tab peak ${mb(sTab)}, all +${mb(sAll)})`);
+    console.log(`speedscope: failed after ${(s.ms / 1000).toFixed(2)} s: ${s.failed} (${sPeaks}, all +${mb(sAll)})`);
   } else {
-    console.log(`speedscope: ${(s.ms / 1000).toFixed(2)} s to the flame graph; tab process peak ${mb(sTab)} (all +${mb(sAll)})`);
+    console.log(`speedscope: ${(s.ms / 1000).toFixed(2)} s to the flame graph; ${sPeaks} (all +${mb(sAll)})`);
     console.log(`ratio pgolens / speedscope: ${(p.ms / s.ms).toFixed(3)}`);
   }
 } finally {

@@ -1,6 +1,7 @@
 // Browser benchmark (not part of `npm test`): where the tab's memory goes while a
 // file is dropped and its first view drawn. Every 100 ms it samples the tab's
-// renderer process (resident size, as `perf-flame.mjs` measures it), and through
+// renderer process (resident size and private footprint, as `perf-flame.mjs`
+// measures them), and through
 // the DevTools protocol the page's and the worker's wasm memories (every
 // `WebAssembly.Memory` of each) and JS heaps; then prints each at the page's rest
 // before the drop, at its peak, and at the end.
@@ -99,11 +100,14 @@ try {
   const end = await sample(dt, worker, pageMemories, workerMemories);
   const rss = (at) => at.renderers.get(watched.pid) ?? 0;
   [rest.rss, peak.rss, end.rss] = [rss(base), watched.peak, rss(chromiumRss())];
+  const own = (at) => at.private.get(watched.pid) ?? 0;
+  [rest.private, peak.private, end.private] = [own(base), watched.privatePeak, own(chromiumRss())];
   dt.close();
   console.log(`${path.basename(file)}: ${mb(size)}; "${tab}" drawn ${(ms / 1000).toFixed(2)} s after the drop`);
   console.log('                        at rest       peak        end');
   const rows = [
     ['tab process (resident)', 'rss'],
+    ['tab process (private)', 'private'],
     ['worker wasm memory', 'workerWasm'],
     ['worker JS heap', 'workerJs'],
     ['page wasm memory', 'pageWasm'],
@@ -111,7 +115,7 @@ try {
   ];
   for (const [label, k] of rows) console.log(`${label.padEnd(22)} ${mb(rest[k])} ${mb(peak[k])} ${mb(end[k])}`);
   for (const t of trace) {
-    const cols = [rss(t.rss), t.workerWasm, t.workerJs, t.pageWasm, t.pageJs].map(mb).join(' ');
+    const cols = [rss(t.rss), own(t.rss), t.workerWasm, t.workerJs, t.pageWasm, t.pageJs].map(mb).join(' ');
     console.log(`${t.ms.toFixed(0).padStart(6)} ms ${cols}`);
   }
   console.log(JSON.stringify({ ms, size, rest, peak, end }));
