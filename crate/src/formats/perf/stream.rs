@@ -4,8 +4,10 @@
 //! What lies outside the record stream (file mode: the header, attrs and feature
 //! sections) is read first, through a [`Fetch`]; then the record stream is fed in
 //! chunks of any size. A record cut by a chunk's end waits for the next chunk;
-//! records waiting for their turn in time order are copied (perf's rounds bound
-//! them to about two rounds' worth); compressed records are unpacked as they come.
+//! records waiting for their turn in time order stay where they lie in the chunk
+//! while it is walked, and only those still waiting when the walk ends are copied
+//! (perf's rounds bound them to about two rounds' worth); compressed records are
+//! unpacked as they come.
 //! The records reach the visitor in the order [`PerfData::for_each_in_time_order`]
 //! gives, each as [`PerfData::record_at`] decodes it.
 //!
@@ -24,15 +26,20 @@ use super::{PerfData, Record, RecordAt, MAX_UNPACK_RATIO};
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::Reader;
 
-/// A record copied to wait for its turn.
+/// A record waiting for its turn.
 #[derive(Clone, Copy)]
 struct Waiting {
-    /// Its bytes in the arena.
+    /// Where its bytes are: in the arena, or (`in_walk`) at this index of the bytes
+    /// being walked.
     start: usize,
     len: usize,
     /// Where it lies in the file (for an unpacked record: the compressed record).
     offset: u64,
     unpacked: bool,
+    /// Still in the fed bytes being walked, not copied (a record released in the
+    /// walk that read it, the most of them, is never copied: copying each was a
+    /// twentieth of a high-frequency recording's decode).
+    in_walk: bool,
 }
 
 /// A perf.data (file or pipe mode) read chunk by chunk.
@@ -154,10 +161,23 @@ impl PerfStream {
         visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
     ) -> (Result<()>, usize) {
         let mut r = Reader::at_base(bytes, self.perf.endian, self.pending_at);
-        let walked = self.whole_records(&mut r, None, visit);
+        let walked = self.whole_records(&mut r, None, bytes, visit);
+        // The records still waiting move out of the walked bytes, which go.
+        self.copy_walked(bytes);
         let taken = usize::try_from(r.offset().saturating_sub(self.pending_at)).unwrap_or(usize::MAX);
         self.pending_at = r.offset();
         (walked, taken)
+    }
+
+    /// Copies the waiting records that lie in `walked` to the arena.
+    fn copy_walked(&mut self, walked: &[u8]) {
+        let PerfStream { order, arena, .. } = self;
+        for w in order.queued_mut().flatten().filter(|w| w.in_walk) {
+            let from = walked.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
+            w.start = arena.len();
+            w.in_walk = false;
+            arena.extend_from_slice(from);
+        }
     }
 
     /// Ends the stream once every byte was fed: releases the records still waiting
@@ -184,13 +204,14 @@ impl PerfStream {
             return Err(Error::malformed(self.last_compressed, "compressed records that end on a record boundary"));
         }
         let PerfStream { order, arena, perf, named, .. } = &mut self;
-        order.finish(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, w, visit)))?;
+        order.finish(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, &[], w, visit)))?;
         self.perf.name_events();
         Ok(self.perf)
     }
 
     /// One record of the stream, in file order: its header, body and bytes
-    /// (`unpacked`: from the compressed record at `at`).
+    /// (`unpacked`: from the compressed record at `at`). `walked`: the fed bytes
+    /// being walked, which hold the record at `in_walk` unless it was unpacked.
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
@@ -199,12 +220,15 @@ impl PerfStream {
         raw: &[u8],
         at: u64,
         unpacked: bool,
+        (walked, in_walk): (&[u8], usize),
         visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
     ) -> Result<()> {
         if !unpacked && (header.kind == record::COMPRESSED || header.kind == record::COMPRESSED2) {
             let Record::Compressed { zstd } = parse_body(header, &mut body)? else {
                 return Err(Error::malformed(at, "compressed record"));
             };
+            // The unpacked records' rounds release from other bytes than these.
+            self.copy_walked(walked);
             let limit = self.limit.saturating_sub(self.unpacked_done);
             let unpacker = self.unpacker.get_or_insert_with(super::zstd::Unpacker::new);
             unpacker.unpack(zstd, &mut self.unpacked, limit, at)?;
@@ -240,17 +264,23 @@ impl PerfStream {
         }
         let time = self.perf.time_of(header, &body).map_err(|e| relocate(e, unpacked, at))?;
         let waiting = TimeOrder::<Option<Waiting>>::waits(header.kind, time).then(|| {
-            let start = self.arena.len();
-            self.arena.extend_from_slice(raw);
-            Waiting { start, len: raw.len(), offset: at, unpacked }
+            let (start, in_walk) = if unpacked {
+                let start = self.arena.len();
+                self.arena.extend_from_slice(raw);
+                (start, false)
+            } else {
+                (in_walk, true)
+            };
+            Waiting { start, len: raw.len(), offset: at, unpacked, in_walk }
         });
         let PerfStream { order, arena, spare, perf, named, .. } = self;
         match order.arrive(header.kind, time, waiting) {
             Arrival::Round => {
-                order.round(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, w, visit)))?;
-                // The records still waiting move to the front of the spare arena.
+                order.round(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, walked, w, visit)))?;
+                // The records still waiting in the arena move to the front of the
+                // spare one.
                 spare.clear();
-                for w in order.queued_mut().flatten() {
+                for w in order.queued_mut().flatten().filter(|w| !w.in_walk) {
                     let bytes = arena.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
                     w.start = spare.len();
                     spare.extend_from_slice(bytes);
@@ -270,19 +300,24 @@ impl PerfStream {
     /// The whole records `r` holds, each given to [`PerfStream::record`]; `r` stops
     /// at the first that is not whole yet (its rest comes later). `compressed_at`:
     /// `r` holds what the compressed records up to the one at that offset unpacked.
+    /// `walked`: all the bytes `r` reads, from its start.
     fn whole_records(
         &mut self,
         r: &mut Reader<'_>,
         compressed_at: Option<u64>,
+        walked: &[u8],
         visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
     ) -> Result<()> {
+        let base = r.offset();
         while !r.is_empty() {
             let at = r.offset();
             let mut probe = *r;
             match next_record(&mut probe) {
                 Ok((header, body)) => {
                     let raw = record_bytes(r, &probe);
-                    self.record(header, body, raw, compressed_at.unwrap_or(at), compressed_at.is_some(), visit)?;
+                    let in_walk = usize::try_from(at.saturating_sub(base)).unwrap_or(usize::MAX);
+                    let unpacked = compressed_at.is_some();
+                    self.record(header, body, raw, compressed_at.unwrap_or(at), unpacked, (walked, in_walk), visit)?;
                     *r = probe;
                 }
                 Err(e) if matches!(e.kind, ErrorKind::UnexpectedEof { .. }) => break,
@@ -306,7 +341,7 @@ impl PerfStream {
     ) -> Result<()> {
         let unpacked = core::mem::take(&mut self.unpacked);
         let mut r = Reader::new(&unpacked, self.perf.endian);
-        let walked = self.whole_records(&mut r, Some(at), visit);
+        let walked = self.whole_records(&mut r, Some(at), &unpacked, visit);
         let taken = usize::try_from(r.offset()).unwrap_or(usize::MAX).min(unpacked.len());
         self.unpacked = unpacked;
         self.unpacked.drain(..taken);
@@ -315,15 +350,18 @@ impl PerfStream {
     }
 }
 
-/// A waiting record's turn: decoded from its copy and visited.
+/// A waiting record's turn: decoded from its copy, or where it lies in the bytes
+/// being walked, and visited.
 fn release(
     perf: &mut PerfData<'static>,
     named: &mut bool,
     arena: &[u8],
+    walked: &[u8],
     w: Waiting,
     visit: &mut impl FnMut(&PerfData<'_>, &RecordAt<'_>) -> Result<()>,
 ) -> Result<()> {
-    let bytes = arena.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
+    let from = if w.in_walk { walked } else { arena };
+    let bytes = from.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
     let mut r = Reader::at_base(bytes, perf.endian, if w.unpacked { 0 } else { w.offset });
     let (header, body) = next_record(&mut r).map_err(|e| relocate(e, w.unpacked, w.offset))?;
     name_before_samples(perf, named, header.kind);
