@@ -100,7 +100,10 @@ impl PerfStacks {
                 progress(done, total);
             }
             done = done.saturating_add(1);
-            reader.record(perf, &perf.record_at(position)?, unwinding);
+            match perf.record_at(position) {
+                Ok(ref record) => reader.record(perf, record, unwinding),
+                Err(e) => return Err(e),
+            }
             Ok(())
         })?;
         progress(total, total);

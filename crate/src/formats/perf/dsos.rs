@@ -35,8 +35,12 @@ pub fn dsos(perf: &PerfData<'_>) -> Result<Vec<DsoUse>> {
     let mut machine = Machine::new(perf);
     let mut count = DsoCount::default();
     perf.for_each_in_time_order(|position| {
-        let record = perf.record_at(position)?;
-        machine.apply(&record);
+        let decoded = perf.record_at(position);
+        let record = match decoded {
+            Ok(ref record) => record,
+            Err(e) => return Err(e),
+        };
+        machine.apply(record);
         if let Record::Sample(sample) = &record.record {
             count.sample(&machine, sample);
         }

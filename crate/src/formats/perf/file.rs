@@ -516,8 +516,12 @@ impl<'data> PerfData<'data> {
         if header.kind == record::PERF_RECORD_SAMPLE {
             let event = self.sample_event(&body)?;
             let attr = &self.events.get(event).ok_or(Error::malformed(offset, "an event for the sample"))?.attr;
-            let sample = Sample::parse(&mut body, attr, event, header.misc)?;
-            return Ok(RecordAt { offset, header, sample_id: SampleId::default(), record: Record::Sample(sample) });
+            let sample = Sample { event, misc: header.misc, ..Sample::default() };
+            let mut at = RecordAt { offset, header, sample_id: SampleId::default(), record: Record::Sample(sample) };
+            if let Record::Sample(sample) = &mut at.record {
+                sample.read_fields(&mut body, attr)?;
+            }
+            return Ok(at);
         }
         let mut sample_id = SampleId::default();
         if record::has_sample_id(header.kind) {

@@ -253,9 +253,18 @@ impl<'a> Sample<'a> {
 
     /// Decodes a SAMPLE body (the record without its 8-byte header).
     pub fn parse(body: &mut Reader<'a>, attr: &Attr, event: usize, misc: u16) -> Result<Sample<'a>> {
+        let mut s = Sample { event, misc, ..Sample::default() };
+        s.read_fields(body, attr)?;
+        Ok(s)
+    }
+
+    /// Reads the fields `attr` samples into a sample that has none yet, where it
+    /// lies (a sample is half a kilobyte: moved out of a parse and into its record,
+    /// its copies were a twentieth of a recording's decode).
+    pub(super) fn read_fields(&mut self, body: &mut Reader<'a>, attr: &Attr) -> Result<()> {
         let r = body;
         let endian = r.endian();
-        let mut s = Sample { event, misc, ..Sample::default() };
+        let s = self;
         let has = |bit: u64| attr.has(bit);
         if has(st::IDENTIFIER) {
             s.identifier = Some(r.u64("sample identifier")?);
@@ -353,7 +362,7 @@ impl<'a> Sample<'a> {
             let size = r.u64("aux size")?;
             s.aux = Some(r.bytes(size, "aux data")?);
         }
-        Ok(s)
+        Ok(())
     }
 }
 

@@ -105,8 +105,14 @@ pub fn write_script_with<E>(
     // and stop the walk with a placeholder.
     let mut sink_error = None;
     let walked = perf.for_each_in_time_order(|position| {
-        let record = perf.record_at(position)?;
-        machine.apply(&record);
+        // Read where it lies: moved out of its `Result`, a sample (half a kilobyte)
+        // would be copied once more.
+        let decoded = perf.record_at(position);
+        let record = match decoded {
+            Ok(ref record) => record,
+            Err(e) => return Err(e),
+        };
+        machine.apply(record);
         if let Record::Sample(sample) = &record.record {
             printer.sample(&machine, sample, &mut out);
             if out.len() >= CHUNK {

@@ -82,8 +82,12 @@ pub fn fold(perf: &PerfData<'_>, symbols: Option<&Symbolizer<'_>>) -> Result<BTr
     let mut entries: Vec<Entry> = Vec::new();
     let mut frames: Vec<String> = Vec::new();
     perf.for_each_in_time_order(|position| {
-        let record = perf.record_at(position)?;
-        machine.apply(&record);
+        let decoded = perf.record_at(position);
+        let record = match decoded {
+            Ok(ref record) => record,
+            Err(e) => return Err(e),
+        };
+        machine.apply(record);
         let Record::Sample(s) = &record.record else { return Ok(()) };
         let tid = s.tid.map_or(-1, |t| t as i32);
         // perf prints "-1", which inferno does not take for a thread id: the line
