@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 
 use hashbrown::HashMap;
 
-use super::stacks::{FrameId, FrameKind, StackProfile};
+use super::stacks::{FrameId, FrameKind, NodeId, StackProfile, ROOT};
 use crate::error::Result;
 use crate::formats::perf::dsos::{DsoCount, DsoUse};
 use crate::formats::perf::machine::{Machine, MapKind};
@@ -141,6 +141,10 @@ pub struct StackReader<'s> {
     chains: ChainCache,
     key: Vec<u64>,
     stack: Vec<FrameId>,
+    /// The last stack found outside the chain cache, root first, with its nodes: the
+    /// next one found there most often shares its callers (a new leaf address under
+    /// them), whose nodes are then not looked up again.
+    last: Vec<(FrameId, NodeId)>,
     /// The samples of each DSO, when asked for ([`StackReader::count_dsos`]).
     dso_count: Option<DsoCount>,
 }
@@ -158,6 +162,7 @@ impl<'s> StackReader<'s> {
             chains: ChainCache::default(),
             key: Vec::new(),
             stack: Vec::new(),
+            last: Vec::new(),
             dso_count: None,
         }
     }
@@ -218,7 +223,7 @@ impl<'s> StackReader<'s> {
                     stack.push(self.resolver.address_frame(&mut self.stacks, machine, maps, misc::USER, address));
                 }
                 stack.reverse();
-                let Some(leaf) = self.stacks.profile.stack(stack) else { return };
+                let Some(leaf) = leaf_of(&mut self.stacks.profile, stack, &mut self.last) else { return };
                 self.chains.insert(tag, key, leaf);
                 leaf
             }
@@ -312,6 +317,19 @@ impl Addresses {
             }
         })
     }
+}
+
+/// The leaf node of `stack` (root first) in `profile`, from the nodes of the `last`
+/// stack (with its frames) as far as it shares its frames; `last` becomes this one.
+fn leaf_of(profile: &mut StackProfile, stack: &[FrameId], last: &mut Vec<(FrameId, NodeId)>) -> Option<NodeId> {
+    let shared = stack.iter().zip(last.iter()).take_while(|(f, (g, _))| f == &g).count();
+    last.truncate(shared);
+    let mut node = last.last().map_or(ROOT, |&(_, n)| n);
+    for &frame in stack.get(shared..).unwrap_or_default() {
+        node = profile.child(node, frame)?;
+        last.push((frame, node));
+    }
+    Some(node)
 }
 
 /// Separates a chain from the addresses unwound from its stack copy in a cache key.
