@@ -222,3 +222,75 @@ fn a_pipe_event_announced_after_a_sample_fails_the_stream() {
     }
     assert!(tried >= 2, "{tried} pipe recordings with one event");
 }
+
+/// A COMPRESSED record (type 81) whose zstd frame holds `records` as one raw
+/// (uncompressed) block: a single-segment frame with a one-byte content size.
+fn compressed_record(records: &[u8]) -> Vec<u8> {
+    let len = u8::try_from(records.len()).unwrap();
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x20, len];
+    // Block header: last block, raw, `len` bytes.
+    frame.extend_from_slice(&(1u32 | u32::from(len) << 3).to_le_bytes()[..3]);
+    frame.extend_from_slice(records);
+    let size = u16::try_from(8 + frame.len()).unwrap();
+    let mut out = 81u32.to_le_bytes().to_vec();
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&frame);
+    out
+}
+
+/// Rounds that end inside compressed data release the records that wait in the
+/// chunk being walked, uncompressed: a pipe recording with two FINISHED_ROUNDs
+/// packed into a COMPRESSED record right after its first sample (which waits, and
+/// is released by the second). Streamed in one chunk and in small ones, its
+/// records are those of the whole file, in the same order.
+#[test]
+fn rounds_in_compressed_data_release_the_uncompressed_records_waiting() {
+    let record_at = |data: &[u8], at: usize| {
+        let kind = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+        (kind, usize::from(u16::from_le_bytes(data[at + 6..at + 8].try_into().unwrap())))
+    };
+    let rounds: Vec<u8> = [68u32.to_le_bytes(), [0, 0, 8, 0]].concat().repeat(2);
+    let mut tried = 0;
+    for (name, data) in recordings() {
+        if &data[..8] != b"PERFILE2" || data[8..16] != 16u64.to_le_bytes() {
+            continue;
+        }
+        let mut at = 16;
+        let mut first_sample = None;
+        while at + 8 <= data.len() {
+            let (kind, size) = record_at(&data, at);
+            if size < 8 || at + size > data.len() || kind == 81 || kind == 83 {
+                break;
+            }
+            if kind == 9 {
+                first_sample = Some(at + size);
+                break;
+            }
+            at += size;
+        }
+        let Some(after) = first_sample else { continue };
+        let mut packed = data[..after].to_vec();
+        packed.extend_from_slice(&compressed_record(&rounds));
+        packed.extend_from_slice(&data[after..]);
+        let perf = PerfData::parse(&packed).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut whole = Vec::new();
+        perf.for_each_in_time_order(|p| {
+            let r = perf.record_at(p)?;
+            whole.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
+            Ok(())
+        })
+        .unwrap();
+        for chunk in [after + 64, 4096, 1 << 20] {
+            let mut got = Vec::new();
+            streamed(&packed, chunk, |_, r| {
+                got.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{name} in chunks of {chunk}: {e}"));
+            assert_eq!(got, whole, "{name} in chunks of {chunk}");
+        }
+        tried += 1;
+    }
+    assert!(tried >= 2, "{tried} uncompressed pipe recordings");
+}
