@@ -533,6 +533,17 @@ impl StackProfile {
         let mut acc = vec![0u64; self.nodes.parent.len()];
         let mut total = 0u64;
         let Ok(event) = u16::try_from(filter.event) else { return (acc, 0) };
+        // Every sample of the one event counted, each weighing 1 (a recording's
+        // first flame graph): only the leaves are read, not the times.
+        if filter.time.is_none() && self.weight.is_empty() && self.event.is_empty() && event == 0 {
+            for &leaf in &self.leaf {
+                if let Some(a) = acc.get_mut(leaf as usize) {
+                    *a = a.saturating_add(1);
+                    total = total.saturating_add(1);
+                }
+            }
+            return (acc, total);
+        }
         let samples = self.leaf.iter().zip(self.weights()).zip(self.sample_events()).zip(self.time.iter());
         for (((&leaf, &w), &e), t) in samples {
             if e != event || filter.time.as_ref().is_some_and(|r| !r.contains(&t)) {
