@@ -900,15 +900,12 @@ fn frame_ranks(frames: &[Frame]) -> Vec<u32> {
 /// The nodes of a tree given by parent links (parents before children, node 0 the
 /// root) in pre-order, siblings by their frames' rank.
 fn preorder(parent: &[u32], frame: &[FrameId], rank: &[u32]) -> Vec<u32> {
-    // Children grouped by parent and sorted by rank: one sort of (parent, rank, id).
-    let mut kids: Vec<(u32, u32, u32)> = (1u32..)
-        .zip(parent.iter().skip(1).zip(frame.iter().skip(1)))
-        .map(|(id, (&p, &f))| (p, rank.get(f as usize).copied().unwrap_or(u32::MAX), id))
-        .collect();
-    kids.sort_unstable();
+    // Children grouped by parent (a counting sort: ids ascending in each group),
+    // then each group sorted by rank. Siblings are few, so this is cheaper than
+    // one sort of every (parent, rank, id).
     // first[p]..first[p+1]: p's children in `kids`.
     let mut first = vec![0u32; parent.len().saturating_add(1)];
-    for &(p, _, _) in &kids {
+    for &p in parent.iter().skip(1) {
         if let Some(c) = first.get_mut((p as usize).saturating_add(1)) {
             *c = c.saturating_add(1);
         }
@@ -919,13 +916,34 @@ fn preorder(parent: &[u32], frame: &[FrameId], rank: &[u32]) -> Vec<u32> {
             *c = c.saturating_add(prev);
         }
     }
+    let mut kids = vec![0u32; parent.len().saturating_sub(1)];
+    let mut next = first.clone();
+    for (id, &p) in (1u32..).zip(parent.iter().skip(1)) {
+        if let Some(at) = next.get_mut(p as usize) {
+            if let Some(slot) = kids.get_mut(*at as usize) {
+                *slot = id;
+            }
+            *at = at.saturating_add(1);
+        }
+    }
+    drop(next);
+    let rank_of = |id: u32| frame.get(id as usize).and_then(|&f| rank.get(f as usize)).copied().unwrap_or(u32::MAX);
+    for w in first.windows(2) {
+        if let (Some(&a), Some(&b)) = (w.first(), w.get(1)) {
+            if b.saturating_sub(a) > 1 {
+                if let Some(group) = kids.get_mut(a as usize..b as usize) {
+                    group.sort_unstable_by_key(|&id| (rank_of(id), id));
+                }
+            }
+        }
+    }
     let mut order = Vec::with_capacity(parent.len());
     let mut stack = vec![0u32];
     while let Some(n) = stack.pop() {
         order.push(n);
         let (Some(&a), Some(&b)) = (first.get(n as usize), first.get((n as usize).saturating_add(1))) else { continue };
         if let Some(children) = kids.get(a as usize..b as usize) {
-            stack.extend(children.iter().rev().map(|&(_, _, id)| id));
+            stack.extend(children.iter().rev());
         }
     }
     order
