@@ -61,23 +61,33 @@ fn streamed_stacks(data: &[u8], chunk: usize, symbolizer: &Symbolizer<'_>) -> (P
     (reader.finish(&meta), dsos)
 }
 
+/// A record as the tests compare it: its offset, header, sample_id and record.
+fn line(r: &pgolens::formats::perf::RecordAt<'_>) -> String {
+    format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record)
+}
+
+/// The whole file's records in time order, as [`line`]s.
+fn whole_records(perf: &PerfData<'_>) -> Vec<String> {
+    let mut whole = Vec::new();
+    perf.for_each_in_time_order(|p| {
+        whole.push(line(&perf.record_at(p)?));
+        Ok(())
+    })
+    .unwrap();
+    whole
+}
+
 #[test]
 fn streamed_records_are_the_whole_files_in_time_order() {
     for (name, data) in recordings() {
         let perf = PerfData::parse(&data).unwrap();
-        let mut whole = Vec::new();
-        perf.for_each_in_time_order(|p| {
-            let r = perf.record_at(p)?;
-            whole.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
-            Ok(())
-        })
-        .unwrap();
+        let whole = whole_records(&perf);
         // 65,521 (a prime) cuts dwarf recordings' 8 KB samples at every offset, so
         // that a cut record is completed in one step of the copy or in several.
         for chunk in [1, 7, 4096, 65_521, 1 << 20] {
             let mut got = Vec::new();
             let meta = streamed(&data, chunk, |_, r| {
-                got.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
+                got.push(line(r));
                 Ok(())
             })
             .unwrap_or_else(|e| panic!("{name} in chunks of {chunk}: {e}"));
@@ -274,17 +284,11 @@ fn rounds_in_compressed_data_release_the_uncompressed_records_waiting() {
         packed.extend_from_slice(&compressed_record(&rounds));
         packed.extend_from_slice(&data[after..]);
         let perf = PerfData::parse(&packed).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut whole = Vec::new();
-        perf.for_each_in_time_order(|p| {
-            let r = perf.record_at(p)?;
-            whole.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
-            Ok(())
-        })
-        .unwrap();
+        let whole = whole_records(&perf);
         for chunk in [after + 64, 4096, 1 << 20] {
             let mut got = Vec::new();
             streamed(&packed, chunk, |_, r| {
-                got.push(format!("{} {:?} {:?} {:?}", r.offset, r.header, r.sample_id, r.record));
+                got.push(line(r));
                 Ok(())
             })
             .unwrap_or_else(|e| panic!("{name} in chunks of {chunk}: {e}"));
