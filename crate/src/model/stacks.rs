@@ -213,37 +213,10 @@ impl CallTree {
     /// order, by name): the order of a left-heavy flame graph and of a call tree.
     pub fn heaviest_first(&self) -> CallTree {
         let n = self.nodes.len();
-        // Children grouped by parent, in their current order (first[p]..first[p + 1]).
-        let mut first = vec![0u32; n.saturating_add(1)];
-        for node in self.nodes.iter().skip(1) {
-            if let Some(c) = first.get_mut((node.parent as usize).saturating_add(1)) {
-                *c = c.saturating_add(1);
-            }
-        }
-        for i in 1..first.len() {
-            let prev = first.get(i.saturating_sub(1)).copied().unwrap_or(0);
-            if let Some(c) = first.get_mut(i) {
-                *c = c.saturating_add(prev);
-            }
-        }
-        let mut next = first.clone();
-        let mut kids = vec![0u32; n.saturating_sub(1)];
-        for (i, node) in (0u32..).zip(&self.nodes).skip(1) {
-            if let Some(slot) = next.get_mut(node.parent as usize) {
-                if let Some(k) = kids.get_mut(*slot as usize) {
-                    *k = i;
-                }
-                *slot = slot.saturating_add(1);
-            }
-        }
+        // Children grouped by parent, in their current order, then heaviest first.
+        let mut children = Children::of(n, self.nodes.iter().skip(1).map(|c| c.parent));
         let total = |i: &u32| self.nodes.get(*i as usize).map_or(0, |x| x.total);
-        for w in first.windows(2) {
-            if let (Some(&a), Some(&b)) = (w.first(), w.get(1)) {
-                if let Some(group) = kids.get_mut(a as usize..b as usize) {
-                    group.sort_by_key(|i| core::cmp::Reverse(total(i)));
-                }
-            }
-        }
+        children.sort_each(|group| group.sort_by_key(|i| core::cmp::Reverse(total(i))));
         let mut nodes: Vec<CallNode> = Vec::with_capacity(n);
         // (old index, new index of its parent)
         let mut stack: Vec<(u32, u32)> = if n == 0 { Vec::new() } else { vec![(0, 0)] };
@@ -251,10 +224,7 @@ impl CallTree {
             let Some(node) = self.nodes.get(old as usize) else { continue };
             let at = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
             nodes.push(CallNode { parent, ..*node });
-            let (a, b) = (first.get(old as usize).copied(), first.get((old as usize).saturating_add(1)).copied());
-            if let Some(group) = a.zip(b).and_then(|(a, b)| kids.get(a as usize..b as usize)) {
-                stack.extend(group.iter().rev().map(|&c| (c, at)));
-            }
+            stack.extend(children.of_node(old).iter().rev().map(|&c| (c, at)));
         }
         CallTree { nodes }
     }
@@ -533,26 +503,21 @@ impl StackProfile {
         let mut acc = vec![0u64; self.nodes.parent.len()];
         let mut total = 0u64;
         let Ok(event) = u16::try_from(filter.event) else { return (acc, 0) };
-        // Every sample of the one event counted, each weighing 1 (a recording's
-        // first flame graph): only the leaves are read, not the times.
-        if filter.time.is_none() && self.weight.is_empty() && self.event.is_empty() && event == 0 {
-            for &leaf in &self.leaf {
-                if let Some(a) = acc.get_mut(leaf as usize) {
-                    *a = a.saturating_add(1);
-                    total = total.saturating_add(1);
-                }
-            }
-            return (acc, total);
-        }
-        let samples = self.leaf.iter().zip(self.weights()).zip(self.sample_events()).zip(self.time.iter());
-        for (((&leaf, &w), &e), t) in samples {
-            if e != event || filter.time.as_ref().is_some_and(|r| !r.contains(&t)) {
-                continue;
-            }
+        let mut add = |leaf: NodeId, w: u64| {
             if let Some(a) = acc.get_mut(leaf as usize) {
                 *a = a.saturating_add(w);
                 total = total.saturating_add(w);
             }
+        };
+        let samples = self.leaf.iter().zip(self.weights()).zip(self.sample_events());
+        // The times are read only to keep a range (a recording's first flame graph
+        // keeps all).
+        match &filter.time {
+            None => samples.filter(|(_, &e)| e == event).for_each(|((&leaf, &w), _)| add(leaf, w)),
+            Some(range) => samples
+                .zip(self.time.iter())
+                .filter(|((_, &e), t)| e == event && range.contains(t))
+                .for_each(|(((&leaf, &w), _), _)| add(leaf, w)),
         }
         (acc, total)
     }
@@ -900,53 +865,74 @@ fn frame_ranks(frames: &[Frame]) -> Vec<u32> {
 /// The nodes of a tree given by parent links (parents before children, node 0 the
 /// root) in pre-order, siblings by their frames' rank.
 fn preorder(parent: &[u32], frame: &[FrameId], rank: &[u32]) -> Vec<u32> {
-    // Children grouped by parent (a counting sort: ids ascending in each group),
-    // then each group sorted by rank. Siblings are few, so this is cheaper than
-    // one sort of every (parent, rank, id).
-    // first[p]..first[p+1]: p's children in `kids`.
-    let mut first = vec![0u32; parent.len().saturating_add(1)];
-    for &p in parent.iter().skip(1) {
-        if let Some(c) = first.get_mut((p as usize).saturating_add(1)) {
-            *c = c.saturating_add(1);
-        }
-    }
-    for i in 1..first.len() {
-        let prev = first.get(i.saturating_sub(1)).copied().unwrap_or(0);
-        if let Some(c) = first.get_mut(i) {
-            *c = c.saturating_add(prev);
-        }
-    }
-    let mut kids = vec![0u32; parent.len().saturating_sub(1)];
-    let mut next = first.clone();
-    for (id, &p) in (1u32..).zip(parent.iter().skip(1)) {
-        if let Some(at) = next.get_mut(p as usize) {
-            if let Some(slot) = kids.get_mut(*at as usize) {
-                *slot = id;
-            }
-            *at = at.saturating_add(1);
-        }
-    }
-    drop(next);
+    // Children grouped by parent, then each group sorted by rank. Siblings are
+    // few, so this is cheaper than one sort of every (parent, rank, id).
+    let mut children = Children::of(parent.len(), parent.iter().skip(1).copied());
     let rank_of = |id: u32| frame.get(id as usize).and_then(|&f| rank.get(f as usize)).copied().unwrap_or(u32::MAX);
-    for w in first.windows(2) {
-        if let (Some(&a), Some(&b)) = (w.first(), w.get(1)) {
-            if b.saturating_sub(a) > 1 {
-                if let Some(group) = kids.get_mut(a as usize..b as usize) {
-                    group.sort_unstable_by_key(|&id| (rank_of(id), id));
-                }
-            }
-        }
-    }
+    children.sort_each(|group| group.sort_unstable_by_key(|&id| (rank_of(id), id)));
     let mut order = Vec::with_capacity(parent.len());
     let mut stack = vec![0u32];
     while let Some(n) = stack.pop() {
         order.push(n);
-        let (Some(&a), Some(&b)) = (first.get(n as usize), first.get((n as usize).saturating_add(1))) else { continue };
-        if let Some(children) = kids.get(a as usize..b as usize) {
-            stack.extend(children.iter().rev());
-        }
+        stack.extend(children.of_node(n).iter().rev());
     }
     order
+}
+
+/// The children of each node of a tree given by parent links, grouped by parent:
+/// `kids[first[p]..first[p + 1]]` are p's, ids ascending (a counting sort: no
+/// comparison, two arrays of the tree's size).
+struct Children {
+    first: Vec<u32>,
+    kids: Vec<u32>,
+}
+
+impl Children {
+    /// The children of a tree of `n` nodes; `parent` gives the parents of nodes
+    /// 1..n in turn (a parent out of range has no child placed).
+    fn of(n: usize, parent: impl Iterator<Item = u32> + Clone) -> Children {
+        let mut first = vec![0u32; n.saturating_add(1)];
+        for p in parent.clone() {
+            if let Some(c) = first.get_mut((p as usize).saturating_add(1)) {
+                *c = c.saturating_add(1);
+            }
+        }
+        for i in 1..first.len() {
+            let prev = first.get(i.saturating_sub(1)).copied().unwrap_or(0);
+            if let Some(c) = first.get_mut(i) {
+                *c = c.saturating_add(prev);
+            }
+        }
+        let mut next = first.clone();
+        let mut kids = vec![0u32; n.saturating_sub(1)];
+        for (id, p) in (1u32..).zip(parent) {
+            if let Some(at) = next.get_mut(p as usize) {
+                if let Some(slot) = kids.get_mut(*at as usize) {
+                    *slot = id;
+                }
+                *at = at.saturating_add(1);
+            }
+        }
+        Children { first, kids }
+    }
+
+    /// The children of `node`.
+    fn of_node(&self, node: u32) -> &[u32] {
+        let (a, b) = (self.first.get(node as usize), self.first.get((node as usize).saturating_add(1)));
+        a.zip(b).and_then(|(&a, &b)| self.kids.get(a as usize..b as usize)).unwrap_or_default()
+    }
+
+    /// Calls `sort` with each node's children.
+    fn sort_each(&mut self, mut sort: impl FnMut(&mut [u32])) {
+        let Children { first, kids } = self;
+        for w in first.windows(2) {
+            if let (Some(&a), Some(&b)) = (w.first(), w.get(1)) {
+                if let Some(group) = kids.get_mut(a as usize..b as usize) {
+                    sort(group);
+                }
+            }
+        }
+    }
 }
 
 /// For each node (indexed by id), whether no ancestor has its frame. `order` is a
