@@ -172,12 +172,7 @@ impl PerfStream {
     /// Copies the waiting records that lie in `walked` to the arena.
     fn copy_walked(&mut self, walked: &[u8]) {
         let PerfStream { order, arena, .. } = self;
-        for w in order.queued_mut().flatten().filter(|w| w.in_walk) {
-            let from = walked.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
-            w.start = arena.len();
-            w.in_walk = false;
-            arena.extend_from_slice(from);
-        }
+        copy_waiting(order, true, walked, arena);
     }
 
     /// Ends the stream once every byte was fed: releases the records still waiting
@@ -280,11 +275,7 @@ impl PerfStream {
                 // The records still waiting in the arena move to the front of the
                 // spare one.
                 spare.clear();
-                for w in order.queued_mut().flatten().filter(|w| !w.in_walk) {
-                    let bytes = arena.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
-                    w.start = spare.len();
-                    spare.extend_from_slice(bytes);
-                }
+                copy_waiting(order, false, arena, spare);
                 core::mem::swap(arena, spare);
                 Ok(())
             }
@@ -350,6 +341,17 @@ impl PerfStream {
         self.unpacked.drain(..taken);
         self.unpacked_done = self.unpacked_done.saturating_add(taken);
         walked
+    }
+}
+
+/// Appends the waiting records that lie in the walked bytes (`in_walk`) or in the
+/// arena (not) to `to`, from `from`, where they then lie.
+fn copy_waiting(order: &mut TimeOrder<Option<Waiting>>, in_walk: bool, from: &[u8], to: &mut Vec<u8>) {
+    for w in order.queued_mut().flatten().filter(|w| w.in_walk == in_walk) {
+        let bytes = from.get(w.start..w.start.saturating_add(w.len)).unwrap_or_default();
+        w.start = to.len();
+        w.in_walk = false;
+        to.extend_from_slice(bytes);
     }
 }
 
