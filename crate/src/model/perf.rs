@@ -185,8 +185,10 @@ impl<'s> StackReader<'s> {
         let machine = self.machine.get_or_insert_with(|| Machine::new(perf));
         machine.apply(record);
         let Record::Sample(sample) = &record.record else { return };
+        // The sample's address space, looked up once for its DSO, the key and the frames.
+        let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
         if let Some(count) = &mut self.dso_count {
-            count.sample(machine, sample);
+            count.sample(machine, maps, sample);
         }
         let profile = &mut self.stacks.profile;
         let events =
@@ -194,8 +196,6 @@ impl<'s> StackReader<'s> {
         let Some(&event) = events.get(sample.event) else { return };
         // Most samples repeat a call chain seen before: find its leaf node by the raw
         // chain (and the address space it is resolved in), and resolve only new ones.
-        // The sample's address space, looked up once for the key and the frames.
-        let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
         let key = &mut self.key;
         key.clear();
         key.push(maps.map_or(u64::MAX, |m| m as u64));

@@ -42,7 +42,8 @@ pub fn dsos(perf: &PerfData<'_>) -> Result<Vec<DsoUse>> {
         };
         machine.apply(record);
         if let Record::Sample(sample) = &record.record {
-            count.sample(&machine, sample);
+            let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
+            count.sample(&machine, maps, sample);
         }
         Ok(())
     })?;
@@ -55,17 +56,45 @@ pub fn dsos(perf: &PerfData<'_>) -> Result<Vec<DsoUse>> {
 pub struct DsoCount {
     /// Per DSO index of the machine: samples, and whether a kernel map holds it.
     counts: Vec<(u64, bool)>,
+    /// The last sample's answer: most samples lie in the map of the one before.
+    last: Option<LastDso>,
+}
+
+/// Where the DSO of [`DsoCount::last`] holds: the address space, cpumode and
+/// addresses of [`Machine::dso_of`]'s answer, while the machine's maps stay.
+#[derive(Clone, Debug)]
+struct LastDso {
+    changes: u64,
+    maps: Option<usize>,
+    cpumode: u16,
+    addresses: core::ops::Range<u64>,
+    dso: usize,
 }
 
 impl DsoCount {
     /// Counts `sample` in the DSO its ip lies in; `machine` has applied every
-    /// record before it.
-    pub fn sample(&mut self, machine: &Machine, sample: &Sample<'_>) {
+    /// record before it, and `maps` is the sample's address space
+    /// ([`super::machine::Thread::maps`] of its pid).
+    pub fn sample(&mut self, machine: &Machine, maps: Option<usize>, sample: &Sample<'_>) {
         let Some(ip) = sample.ip else { return };
         let cpumode = sample.cpumode();
-        let pid = sample.pid.map_or(-1, |p| p as i32);
-        let Some(resolved) = machine.resolve(pid, cpumode, ip) else { return };
-        let index = resolved.map.dso;
+        // The kernel's maps are every process's.
+        let maps = if cpumode == misc::KERNEL { None } else { maps };
+        let index = match &self.last {
+            Some(last)
+                if last.changes == machine.changes()
+                    && last.maps == maps
+                    && last.cpumode == cpumode
+                    && last.addresses.contains(&ip) =>
+            {
+                last.dso
+            }
+            _ => {
+                let Some((dso, addresses)) = machine.dso_of(maps, cpumode, ip) else { return };
+                self.last = Some(LastDso { changes: machine.changes(), maps, cpumode, addresses, dso });
+                dso
+            }
+        };
         if self.counts.len() <= index {
             self.counts.resize(index.saturating_add(1), (0, false));
         }

@@ -25,6 +25,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::cell::Cell;
+use core::ops::Range;
 
 use super::record::{misc, Mmap, MmapFile, Record, RecordAt, Task};
 use super::PerfData;
@@ -214,6 +215,8 @@ pub struct Machine {
     kernel: Vec<Map>,
     dsos: Vec<Dso>,
     dso_index: BTreeMap<Vec<u8>, usize>,
+    /// Records applied that may change a map ([`Machine::changes`]).
+    changes: u64,
 }
 
 impl Machine {
@@ -226,6 +229,7 @@ impl Machine {
             kernel: Vec::new(),
             dsos: Vec::new(),
             dso_index: BTreeMap::new(),
+            changes: 0,
         };
         for entry in &perf.features.build_ids {
             let dso = machine.dso(super::record::c_string(&entry.filename));
@@ -245,6 +249,9 @@ impl Machine {
     /// Applies one record: COMM, FORK, EXIT, MMAP, MMAP2 change the state; a
     /// sample makes its thread known (perf creates threads on first sight).
     pub fn apply(&mut self, record: &RecordAt<'_>) {
+        if !matches!(record.record, Record::Sample(_)) {
+            self.changes = self.changes.wrapping_add(1);
+        }
         match &record.record {
             Record::Comm { pid, tid, comm } => {
                 let tid = self.findnew(*pid as i32, *tid as i32);
@@ -316,6 +323,36 @@ impl Machine {
             build_id: dso.build_id.as_deref(),
             dso_relative: map.map_ip(addr),
         })
+    }
+
+    /// The index in [`Machine::dsos`] of the DSO holding `addr`, as
+    /// [`Machine::resolve_in`] finds it, and the addresses around `addr` whose
+    /// answer is the same for as long as [`Machine::changes`] stays: a sample's DSO
+    /// is then found again without a search.
+    pub fn dso_of(&self, maps: Option<usize>, cpumode: u16, addr: u64) -> Option<(usize, Range<u64>)> {
+        let (map, range) = match cpumode {
+            misc::KERNEL => {
+                let map = self.kernel_map(addr)?;
+                // Kernel maps nest (modules inside the kernel's range): the smallest
+                // holding `addr` holds every address up to the nearest edge of another.
+                let start = self.kernel.iter().map(|m| m.end).filter(|&end| end <= addr).fold(map.start, u64::max);
+                let end = self.kernel.iter().map(|m| m.start).filter(|&start| start > addr).fold(map.end, u64::min);
+                (map, start..end)
+            }
+            misc::USER => {
+                let map = self.maps.get(maps?)?.find(addr)?;
+                (map, map.start..map.end)
+            }
+            _ => return None,
+        };
+        self.dsos.get(map.dso)?;
+        Some((map.dso, range))
+    }
+
+    /// A count that moves whenever a record may have changed a map: an answer of
+    /// [`Machine::dso_of`] holds while it stays.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// perf's `map_ip` for `addr` in the user maps of the address space `maps`,
@@ -579,6 +616,74 @@ mod tests {
         assert_eq!(r.map(|r| r.filename), Some(&b"[kernel.kallsyms]_text"[..]));
         assert!(m.resolve(0, misc::USER, 0xffff_ffff_8100_1234).is_none());
         assert!(m.resolve(0, misc::HYPERVISOR, 0xffff_ffff_8100_1234).is_none());
+    }
+
+    fn kernel_mmap(addr: u64, len: u64, filename: &'static [u8]) -> RecordAt<'static> {
+        let mmap = Mmap {
+            pid: u32::MAX,
+            tid: 0,
+            addr,
+            len,
+            pgoff: 0,
+            file: MmapFile::None,
+            prot: None,
+            flags: None,
+            filename,
+        };
+        at(1, misc::KERNEL, Record::Mmap(mmap))
+    }
+
+    #[test]
+    fn a_dso_found_holds_over_the_addresses_given_with_it_and_modules_inside_the_kernel() {
+        let mut m = machine();
+        m.apply(&kernel_mmap(0x10_0000, 0x10_0000, b"[kernel.kallsyms]_text"));
+        // Two modules inside the kernel's range, one after it.
+        m.apply(&kernel_mmap(0x14_0000, 0x1000, b"[ext4]"));
+        m.apply(&kernel_mmap(0x18_0000, 0x2000, b"[xfs]"));
+        m.apply(&kernel_mmap(0x30_0000, 0x1000, b"[nvme]"));
+        m.apply(&mmap(7, 0x1000, 0x4000, 0, b"/a.so", PROT_EXEC));
+        m.apply(&mmap(7, 0x6000, 0x1000, 0, b"/b.so", PROT_EXEC));
+        let maps = m.thread(7).map(|t| t.maps);
+        let dso = |cpumode, a| m.resolve(7, cpumode, a).map(|r| r.map.dso);
+        let kernel = (0x0f_f000..0x31_0000).step_by(0x1000).map(|a| (misc::KERNEL, a));
+        let user = (0..0x8000).step_by(0x100).map(|a| (misc::USER, a));
+        let mut found = 0;
+        for (cpumode, a) in kernel.chain(user) {
+            let Some((d, range)) = m.dso_of(maps, cpumode, a) else {
+                assert_eq!(dso(cpumode, a), None, "{a:#x}");
+                continue;
+            };
+            found += 1;
+            assert!(range.contains(&a), "{a:#x} {range:x?}");
+            for b in range.clone().step_by(0x400).chain([range.end - 1]) {
+                assert_eq!(dso(cpumode, b), Some(d), "{b:#x} in {range:x?} for {a:#x}");
+            }
+        }
+        // The kernel's 256 pages (its modules among them), nvme's one, a.so's and b.so's steps.
+        assert_eq!(found, 256 + 1 + 0x40 + 0x10);
+        // The kernel's own map between its modules holds up to their edges.
+        assert_eq!(m.dso_of(None, misc::KERNEL, 0x15_0000).map(|(_, r)| r), Some(0x14_1000..0x18_0000));
+        assert_eq!(m.dso_of(None, misc::KERNEL, 0x14_0800).map(|(_, r)| r), Some(0x14_0000..0x14_1000));
+        assert_eq!(m.dso_of(maps, misc::HYPERVISOR, 0x1000), None);
+    }
+
+    #[test]
+    fn a_sample_counts_in_the_dso_mapped_when_it_was_taken() {
+        let Ok(perf) = PerfData::parse(EMPTY_PIPE) else { unreachable!("an empty pipe capture parses") };
+        let mut m = Machine::new(&perf);
+        let mut count = crate::formats::perf::dsos::DsoCount::default();
+        let sample = |ip| Sample { pid: Some(7), tid: Some(7), ip: Some(ip), misc: misc::USER, ..Sample::default() };
+        m.apply(&mmap(7, 0x1000, 0x4000, 0, b"/a.so", PROT_EXEC));
+        let maps = m.thread(7).map(|t| t.maps);
+        count.sample(&m, maps, &sample(0x1800));
+        count.sample(&m, maps, &sample(0x2800));
+        // b.so over a.so's middle: the same address now lies in b.so.
+        m.apply(&mmap(7, 0x2000, 0x1000, 0, b"/b.so", PROT_EXEC));
+        count.sample(&m, maps, &sample(0x2800));
+        count.sample(&m, maps, &sample(0x1800));
+        let uses: Vec<(Vec<u8>, u64)> = count.uses(&m, &perf).into_iter().map(|d| (d.name, d.samples)).collect();
+        assert!(uses.contains(&(b"/a.so".to_vec(), 3)), "{uses:?}");
+        assert!(uses.contains(&(b"/b.so".to_vec(), 1)), "{uses:?}");
     }
 
     #[test]
