@@ -13,6 +13,10 @@
 // each function whose name contains one of them, what its time went to (below
 // its innermost call).
 // PAGE=1 profiles the page's main thread instead of the worker.
+// PHASES=1 also prints the worker's time line: from the drop, each stretch of at
+// least 5 ms spent in one request handler (the function the worker's request
+// dispatch, `Sessions::answer`, called), one export of the wasm (`worker_feed`: a
+// block of the file), or idle, waiting for the page or the file.
 // (Node 20 needs --experimental-websocket; the protocol is spoken directly,
 // because Playwright gives no session on a dedicated worker.)
 
@@ -69,6 +73,49 @@ function attribute(profile) {
   return { total, self, inclusive, children };
 }
 
+/** The worker's time line of a `Profiler.Profile`: [label, start µs, end µs] stretches. */
+function phases(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const fn = (id) => byId.get(id)?.callFrame.functionName ?? '';
+  // What a sample was doing: below the dispatch, the handler; else below the entry
+  // into wasm, the export called; else its outermost JS function.
+  const label = (leaf) => {
+    if (fn(leaf) === '(idle)') return 'idle';
+    const path = [];
+    for (let id = leaf; id !== undefined; id = parent.get(id)) path.push(fn(id));
+    const under = (pred) => {
+      const at = path.findIndex(pred);
+      return at > 0 ? path[at - 1] : undefined;
+    };
+    const bare = (n) => n.replace(/::h[0-9a-f]{16}$/, '');
+    return bare(under((n) => n.includes('Sessions::answer')) ?? under((n) => n.startsWith('js-to-wasm')) ?? path.at(-2) ?? path[0]);
+  };
+  const out = [];
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    t += profile.timeDeltas[i] ?? 0;
+    const l = label(id);
+    const last = out.at(-1);
+    if (last && last[0] === l) last[2] = t;
+    else out.push([l, t, t]);
+  });
+  // A stretch shorter than 5 ms between two of one label joins them (the glue's
+  // reads between blocks, a sample of another function).
+  const joined = [];
+  for (const s of out) {
+    const prev = joined.at(-1);
+    const short = prev && prev[2] - prev[1] < 5000 && joined.length > 1;
+    if (short && joined.at(-2)[0] === s[0]) {
+      joined.pop();
+      joined.at(-1)[2] = s[2];
+    } else if (prev && prev[0] === s[0]) prev[2] = s[2];
+    else joined.push(s);
+  }
+  return joined.filter(([, a, b]) => b - a >= 5000).map(([l, a, b]) => [l, a - profile.startTime, b - profile.startTime]);
+}
+
 const ms = (us) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
 const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
 
@@ -95,6 +142,10 @@ try {
   for (const [w, kids] of children) {
     console.log(`--- what ${w} called`);
     for (const [k, us] of top(kids, 15)) console.log(ms(us), k.slice(0, 140));
+  }
+  if (process.env.PHASES) {
+    console.log('--- time line (from, for, what)');
+    for (const [l, a, b] of phases(profile)) console.log(ms(a), ms(b - a), l.slice(0, 120));
   }
 } finally {
   await browser.close();
