@@ -56,11 +56,13 @@ pub fn dsos(perf: &PerfData<'_>) -> Result<Vec<DsoUse>> {
 pub struct DsoCount {
     /// Per DSO index of the machine: samples, and whether a kernel map holds it.
     counts: Vec<(u64, bool)>,
-    /// The last sample's answer: most samples lie in the map of the one before.
-    last: Option<LastDso>,
+    /// The last kernel sample's answer and the last other one's: most samples lie
+    /// in the map of the one before in their mode (user and kernel samples
+    /// alternate in a recording of system calls).
+    last: [Option<LastDso>; 2],
 }
 
-/// Where the DSO of [`DsoCount::last`] holds: the address space, cpumode and
+/// Where a DSO of [`DsoCount::last`] holds: the address space, cpumode and
 /// addresses of [`Machine::dso_of`]'s answer, while the machine's maps stay.
 #[derive(Clone, Debug)]
 struct LastDso {
@@ -80,18 +82,21 @@ impl DsoCount {
         let cpumode = sample.cpumode();
         // The kernel's maps are every process's.
         let maps = if cpumode == misc::KERNEL { None } else { maps };
-        let index = match &self.last {
-            Some(last)
-                if last.changes == machine.changes()
-                    && last.maps == maps
-                    && last.cpumode == cpumode
-                    && last.addresses.contains(&ip) =>
+        let last = self.last.get_mut(usize::from(cpumode == misc::KERNEL));
+        let index = match last.as_deref() {
+            Some(Some(kept))
+                if kept.changes == machine.changes()
+                    && kept.maps == maps
+                    && kept.cpumode == cpumode
+                    && kept.addresses.contains(&ip) =>
             {
-                last.dso
+                kept.dso
             }
             _ => {
                 let Some((dso, addresses)) = machine.dso_of(maps, cpumode, ip) else { return };
-                self.last = Some(LastDso { changes: machine.changes(), maps, cpumode, addresses, dso });
+                if let Some(last) = last {
+                    *last = Some(LastDso { changes: machine.changes(), maps, cpumode, addresses, dso });
+                }
                 dso
             }
         };

@@ -673,17 +673,33 @@ mod tests {
         let mut m = Machine::new(&perf);
         let mut count = crate::formats::perf::dsos::DsoCount::default();
         let sample = |ip| Sample { pid: Some(7), tid: Some(7), ip: Some(ip), misc: misc::USER, ..Sample::default() };
+        let kernel = |ip| Sample { ip: Some(ip), misc: misc::KERNEL, ..sample(ip) };
+        m.apply(&kernel_mmap(0x10_0000, 0x10_0000, b"[kernel.kallsyms]_text"));
+        m.apply(&kernel_mmap(0x14_0000, 0x1000, b"[ext4]"));
         m.apply(&mmap(7, 0x1000, 0x4000, 0, b"/a.so", PROT_EXEC));
         let maps = m.thread(7).map(|t| t.maps);
-        count.sample(&m, maps, &sample(0x1800));
-        count.sample(&m, maps, &sample(0x2800));
+        // User and kernel samples in turn, the kernel's about its module.
+        for s in [sample(0x1800), kernel(0x13_f000), sample(0x2800), kernel(0x14_0800), kernel(0x14_1000)] {
+            count.sample(&m, maps, &s);
+        }
         // b.so over a.so's middle: the same address now lies in b.so.
         m.apply(&mmap(7, 0x2000, 0x1000, 0, b"/b.so", PROT_EXEC));
         count.sample(&m, maps, &sample(0x2800));
         count.sample(&m, maps, &sample(0x1800));
-        let uses: Vec<(Vec<u8>, u64)> = count.uses(&m, &perf).into_iter().map(|d| (d.name, d.samples)).collect();
-        assert!(uses.contains(&(b"/a.so".to_vec(), 3)), "{uses:?}");
-        assert!(uses.contains(&(b"/b.so".to_vec(), 1)), "{uses:?}");
+        // A user address in kernel mode, a kernel one in user mode: no map.
+        count.sample(&m, maps, &kernel(0x1800));
+        count.sample(&m, maps, &sample(0x14_0800));
+        let uses: Vec<(Vec<u8>, u64, bool)> =
+            count.uses(&m, &perf).into_iter().map(|d| (d.name, d.samples, d.kernel)).collect();
+        assert_eq!(
+            uses,
+            [
+                (b"[kernel.kallsyms]".to_vec(), 2, true),
+                (b"[ext4]".to_vec(), 1, true),
+                (b"/a.so".to_vec(), 3, false),
+                (b"/b.so".to_vec(), 1, false)
+            ]
+        );
     }
 
     #[test]
