@@ -2,41 +2,20 @@
 // execution counts llvm-bolt prints for the same profile (`cprog.cfg.txt`,
 // `llvm-bolt --print-cfg`). Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, useSite } from './lib/harness.mjs';
 
 const FDATA = 'bolt-perf/cprog/cprog.instr.fdata';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A fresh page with the demo loaded; `errors` collects its uncaught errors. */
-async function openPage() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  return { page, errors };
-}
+const site = useSite();
 
 /** Drops corpus files (paths under tests/corpus) on the page together. */
 async function dropCorpus(page, files) {
-  await dropFiles(page, await Promise.all(files.map(async (f) => ({ name: path.basename(f), bytes: await readFile(path.join(corpus, f)) }))));
+  await dropFiles(page, await corpusFiles(files));
 }
 
 /** Function name → "Exec Count" of each function llvm-bolt printed. */
@@ -71,7 +50,7 @@ function shownRows(page) {
 }
 
 test('an fdata profile opens on its functions, with the execution counts llvm-bolt reads from it', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   await dropCorpus(page, [FDATA]);
   await page.locator('[role=status]').filter({ hasText: 'bolt-fdata' }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Functions', selected: true }).waitFor();
@@ -96,7 +75,7 @@ test('an fdata profile opens on its functions, with the execution counts llvm-bo
 });
 
 test('a YAML profile opens on its functions, with the execution and block counts llvm-bolt prints', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const file = 'bolt-perf/cprog/cprog.instr.yaml';
   await dropCorpus(page, [file]);
   await page.locator('[role=status]').filter({ hasText: 'bolt-yaml' }).waitFor({ timeout: 15000 });
@@ -138,7 +117,7 @@ function printedBlocks(text, name) {
 }
 
 test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the hottest edges, calls to callees and back', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const file = 'bolt-perf/cprog/cprog.instr.yaml';
   await dropCorpus(page, [file]);
   await page.locator('[role=status]').filter({ hasText: 'bolt-yaml' }).waitFor({ timeout: 15000 });
@@ -196,7 +175,7 @@ test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the h
 });
 
 test('an fdata dropped with its binary gets graphs, each block with its instructions as llvm-bolt prints them', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const files = [FDATA, 'bolt-perf/cprog/cprog'];
   await dropCorpus(page, files);
   await page.getByRole('tab', { name: 'CFG' }).waitFor({ timeout: 15000 });
@@ -219,7 +198,7 @@ test('an fdata dropped with its binary gets graphs, each block with its instruct
 });
 
 test('an fdata profile\'s branch and memory lines are tables, largest count first', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const file = 'bolt-perf/cprog/cprog.brstack-mem.fdata';
   const text = await readFile(path.join(corpus, file), 'utf8');
   await dropFiles(page, [{ name: path.basename(file), bytes: Buffer.from(text) }]);
@@ -239,7 +218,7 @@ test('an fdata profile\'s branch and memory lines are tables, largest count firs
 });
 
 test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'s profile: BOLT functions and CFGs', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const files = ['bolt-perf/cprog/cprog.brstack.perf.data', 'bolt-perf/cprog/cprog'];
   await dropCorpus(page, files);
   await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });
@@ -265,7 +244,7 @@ test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'
 const blocksOf = (caption) => Number(/^(\d+) blocks/.exec(caption)[1]);
 
 test('a BOLTed binary opens on its BAT: functions and fragments at their output addresses, a function\'s translation', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const file = 'bolt-perf/cprog/cprog.bolt';
   await dropCorpus(page, [file]);
   await page.getByRole('tab', { name: 'BAT', selected: true }).waitFor({ timeout: 15000 });
@@ -293,7 +272,7 @@ test('a BOLTed binary opens on its BAT: functions and fragments at their output 
 });
 
 test('a recording of a BOLTed binary dropped with it saves as perf2bolt -w\'s YAML from BAT, byte for byte', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const files = ['bolt-perf/cprog/cprog.bolt.brstack.perf.data', 'bolt-perf/cprog/cprog.bolt'];
   await dropCorpus(page, files);
   await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });
@@ -336,7 +315,7 @@ function fdataBlockCounts(text, name, starts) {
 }
 
 test('a BOLTed binary dropped with a recording of it colours its BAT picture by the translated profile\'s block counts', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const files = ['bolt-perf/cprog/cprog.bolt.brstack.perf.data', 'bolt-perf/cprog/cprog.bolt'];
   await dropCorpus(page, files);
   // The recording becomes the input binary's profile; then the binary's BAT.
@@ -376,7 +355,7 @@ test('a BOLTed binary dropped with a recording of it colours its BAT picture by 
 });
 
 test('a recording of a BOLTed binary dropped with it draws the input binary\'s CFGs from BAT, counted by the translated profile', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const files = ['bolt-perf/cprog/cprog.bolt.brstack.perf.data', 'bolt-perf/cprog/cprog.bolt'];
   await dropCorpus(page, files);
   await page.getByRole('tab', { name: 'BOLT functions' }).click({ timeout: 20000 });

@@ -2,50 +2,31 @@
 // counters; dropping its ELF (with it or later) decodes it. Checked against
 // `llvm-profdata merge --text` of the same file (`.proftext`). Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, parseProftext, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, parseProftext, useSite } from './lib/harness.mjs';
 
 const DIR = 'llvm/bincorr-progB';
 const RAW = `${DIR}/bincorr-progB.profraw`;
 const ELF = `${DIR}/bincorr-progB.elf`;
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function file(p) {
-  return { name: path.basename(p), bytes: await readFile(path.join(corpus, p)) };
-}
+const site = useSite();
 
 test('a binary-correlated raw profile needs its ELF, then shows its functions', async () => {
   const records = parseProftext(await readFile(path.join(corpus, `${RAW}.proftext`), 'utf8'));
   assert.ok(records.length > 0);
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  await dropFiles(page, [await file(RAW)]);
+  const { page, errors } = await site.open();
+  await dropFiles(page, await corpusFiles([RAW]));
   const status = page.locator('[role=status]');
   await status.filter({ hasText: 'bincorr-progB.profraw' }).filter({ hasText: 'needs its binary' }).waitFor({ timeout: 15000 });
   assert.equal(await page.getByRole('tab', { name: 'Functions' }).count(), 0);
   assert.match(await page.getByRole('note').innerText(), /binary/);
 
   // The ELF, dropped later (it opens in the background: the profile stays shown).
-  await dropFiles(page, [await file(ELF)]);
+  await dropFiles(page, await corpusFiles([ELF]));
   await page.locator('.file-select', { hasText: 'bincorr-progB.profraw' }).click();
   await status.filter({ hasText: 'correlated with bincorr-progB.elf' }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Functions' }).click();

@@ -4,13 +4,13 @@
 // corpus perf.data with its binary and checks what `perf report` and `perf script`
 // print of it. Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, useSite } from './lib/harness.mjs';
 
 // Event 0 (cycles), 100 samples' weight in all:
 //   main 100 ─┬─ idle 20 ── read 20 (kernel)
@@ -27,25 +27,10 @@ s 1 50 7 main;other
 `;
 const ROW = 18; // flame_state::ROW_PX
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function openFlame() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await site.open();
   await dropFiles(page, [{ name: 'synthetic.stacks', bytes: Buffer.from(PROFILE) }]);
   await page.locator('[role=status]').filter({ hasText: 'pgolens-stacks' }).waitFor({ timeout: 15000 });
   // A profile of stacks opens on its flame graph, the graph focused for its keys.
@@ -242,13 +227,8 @@ test('the Functions tab lists self and total per function, sortable, with a sand
 const PERF = 'bolt-perf/cprog/cprog.fp.perf.data';
 
 test('a perf.data with its binary: the samples, self shares and kernel share perf prints', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  const file = async (rel) => ({ name: path.basename(rel), bytes: await readFile(path.join(corpus, rel)) });
-  await dropFiles(page, [await file(PERF), await file('bolt-perf/cprog/cprog')]);
+  const { page, errors } = await site.open();
+  await dropFiles(page, await corpusFiles([PERF, 'bolt-perf/cprog/cprog']));
   await page.locator('[role=status]').filter({ hasText: 'perf.data' }).waitFor({ timeout: 30000 });
   await page.getByRole('tab', { name: 'Flame graph' }).click();
   // Frames are named from the binary once the worker has it.

@@ -1,30 +1,22 @@
 // Browser tests of the Functions and Summary tabs, against llvm-profdata's own dumps
 // of the same file (`.show.txt`, `.summary.txt`). Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, useSite } from './lib/harness.mjs';
 
 const FILE = 'llvm/irpgo-progA/irpgo-progA.profdata';
 
-let server;
-let browser;
+const site = useSite();
 let show;
 let summaryText;
 
 before(async () => {
-  server = await serve();
-  browser = await launch();
   show = parseShow(await readFile(path.join(corpus, `${FILE}.show.txt`), 'utf8'));
   summaryText = await readFile(path.join(corpus, `${FILE}.summary.txt`), 'utf8');
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 /** The functions of `llvm-profdata show --all-functions --counts --ic-targets`:
@@ -60,12 +52,8 @@ function summaryNumber(key) {
 }
 
 async function openFunctions() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  await dropFiles(page, [{ name: path.basename(FILE), bytes: await readFile(path.join(corpus, FILE)) }]);
+  const { page, errors } = await site.open();
+  await dropFiles(page, await corpusFiles([FILE]));
   await page.locator('[role=status]').filter({ hasText: 'instrprof-indexed' }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Functions' }).click();
   await rows(page).first().waitFor();

@@ -1,29 +1,18 @@
 // Browser tests of the MemProf tab, against llvm-profdata's `show --memory` of the
 // same files (`.memory.yaml`). Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, useSite } from './lib/harness.mjs';
 
 const DIR = 'llvm/memprof-progA';
 const INDEXED = `${DIR}/memprof-progA.profdata`;
 const RAW = `${DIR}/memprof-progA.memprofraw`;
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 /** The allocation sites of an indexed profile's `show --memory` YAML, in order:
  *  [{ guid: BigInt, frames: [{ guid, line, column, inline }], info: { Field: Number } }]. */
@@ -61,12 +50,8 @@ function sameSite(site, row) {
 }
 
 async function open(file, format) {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  const { page, errors } = await site.open();
+  await dropFiles(page, await corpusFiles([file]));
   await page.locator('[role=status]').filter({ hasText: format }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'MemProf' }).click();
   await rows(page).first().waitFor();

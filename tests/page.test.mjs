@@ -1,12 +1,12 @@
 // Browser tests of the built page (dist/): the demo, drops, the file picker, the dump
 // tree and the hex pane linked both ways, and errors. Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, useSite } from './lib/harness.mjs';
 
 const FILES = {
   profraw: ['llvm/irpgo-progA/irpgo-progA.profraw', 'instrprof-raw'],
@@ -15,32 +15,11 @@ const FILES = {
   sample: ['llvm/sample-basic/sample-basic.text.prof', 'sample-text'],
 };
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function openPage() {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  // The demo has loaded: the page and its worker are up.
-  await statusShows(page, 'instrprof-raw');
-  return { page, errors };
-}
+const site = useSite();
 
 async function corpusFile(key) {
-  const [file] = FILES[key];
-  return { name: path.basename(file), bytes: await readFile(path.join(corpus, file)) };
+  const [file] = await corpusFiles([FILES[key][0]]);
+  return file;
 }
 
 function statusShows(page, text) {
@@ -71,7 +50,7 @@ async function highlighted(page, count) {
 }
 
 test('the demo profile shows on load, labelled as a demo', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const status = page.locator('[role=status]');
   assert.match(await status.innerText(), /demo/i);
   assert.match(await status.innerText(), /irpgo-progA\.profraw/);
@@ -88,7 +67,7 @@ test('the demo profile shows on load, labelled as a demo', async () => {
 });
 
 test('dropping three files of different formats opens each of them', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const files = await Promise.all(['fdata', 'pipe', 'sample'].map(corpusFile));
   await dropFiles(page, files);
   for (const key of ['fdata', 'pipe', 'sample']) {
@@ -103,7 +82,7 @@ test('dropping three files of different formats opens each of them', async () =>
 });
 
 test('selecting a node highlights exactly its bytes in the hex pane', async () => {
-  const { page } = await openPage();
+  const { page } = await site.open();
   await showDump(page);
   const tree = page.locator('[role=tree]');
   // Expand the header (the root's first child) and pick its second field.
@@ -135,7 +114,7 @@ test('selecting a node highlights exactly its bytes in the hex pane', async () =
 });
 
 test('clicking a byte in the hex pane selects the innermost node holding it', async () => {
-  const { page } = await openPage();
+  const { page } = await site.open();
   await showDump(page);
   const tree = page.locator('[role=tree]');
   // Find a field's span by expanding the header, then collapse it again.
@@ -159,7 +138,7 @@ test('clicking a byte in the hex pane selects the innermost node holding it', as
 });
 
 test('a file of random bytes shows an error with its offset; the next drop works', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const random = Buffer.alloc(8192);
   for (let i = 0, x = 0x9e3779b9; i < random.length; i++) {
     x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
@@ -182,7 +161,7 @@ test('a file of random bytes shows an error with its offset; the next drop works
 });
 
 test("a recording decoded as it streamed in reads its dump when the dump is first shown", async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await site.open();
   const file = 'bolt-perf/cprog/cprog.fp.perf.data';
   const bytes = await readFile(path.join(corpus, file));
   await dropFiles(page, [{ name: path.basename(file), bytes }]);
@@ -209,7 +188,7 @@ test("a recording decoded as it streamed in reads its dump when the dump is firs
 });
 
 test('files picked with the file input open', async () => {
-  const { page } = await openPage();
+  const { page } = await site.open();
   const input = page.locator('input[type=file]');
   assert.notEqual(await input.getAttribute('multiple'), null);
   await input.setInputFiles([path.join(corpus, FILES.sample[0]), path.join(corpus, FILES.pipe[0])]);
@@ -220,7 +199,7 @@ test('files picked with the file input open', async () => {
 });
 
 test('a node with thousands of children renders only the rows in view', async () => {
-  const { page } = await openPage();
+  const { page } = await site.open();
   // 10000 fdata lines: the root holds blocks of 4096 lines, expanded on demand.
   const lines = Array.from({ length: 10000 }, (_, i) => `1 main ${i.toString(16)} 1 main ${(i + 1).toString(16)} 0 ${i}`);
   await dropFiles(page, [{ name: 'many.fdata', bytes: Buffer.from(lines.join('\n') + '\n') }]);

@@ -4,14 +4,14 @@
 // table, a function's line heat and inline tree, the whole-profile flame graph,
 // the Summary, the downloads, and a file LLVM would reject. Run `npm run build` first.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { corpus, dropFiles, launch, repoRoot, serve } from './lib/harness.mjs';
+import { corpus, corpusFiles, dropFiles, repoRoot, useSite } from './lib/harness.mjs';
 
 const BASIC = 'llvm/sample-basic/sample-basic';
 const FILES = [
@@ -20,18 +20,7 @@ const FILES = [
 ];
 const ROW = 18; // flame::ROW_PX
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 /** The top-level functions of `llvm-profdata show --sample`: [{ name, total, head, lines }]. */
 function parseShow(text) {
@@ -45,12 +34,8 @@ function parseShow(text) {
 
 /** A fresh page (the demo loaded) with `file` dropped, on its Functions tab. */
 async function openSample(file, format) {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
-  await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(path.join(corpus, file)) }]);
+  const { page, errors } = await site.open();
+  await dropFiles(page, await corpusFiles([file]));
   await page.locator('[role=status]').filter({ hasText: format }).waitFor({ timeout: 15000 });
   await page.getByRole('tab', { name: 'Functions', selected: true }).waitFor();
   await rows(page).first().waitFor();
@@ -284,11 +269,7 @@ test('a context-sensitive profile shows each record\'s context', async () => {
 });
 
 test('a profile symbol list gets a Symbols tab', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await site.open();
   // crate/tests/data/sample/binary/make.sh: sample-basic with --prof-sym-list of five names.
   const file = path.join(repoRoot, 'crate/tests/data/sample/binary/basic.symlist.extbinary.prof');
   await dropFiles(page, [{ name: path.basename(file), bytes: await readFile(file) }]);
@@ -303,11 +284,7 @@ test('a profile symbol list gets a Symbols tab', async () => {
 });
 
 test('a profile LLVM would reject shows where it fails, beside its dump', async () => {
-  const page = await browser.context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(server.url);
-  await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 15000 });
+  const { page, errors } = await site.open();
   const bytes = Buffer.concat([await readFile(path.join(corpus, FILES[0].file)), Buffer.from(' 7: x\n')]);
   await dropFiles(page, [{ name: 'bad.prof', bytes }]);
   await page.locator('[role=status]').filter({ hasText: 'sample-text' }).waitFor({ timeout: 15000 });
