@@ -28,9 +28,9 @@ use hashbrown::HashMap;
 use crate::dump::Text;
 use crate::error::{Error, Result};
 use crate::formats::gcov::v4_layout::{
-    field, too_many, LocationType, NoDump, SectionType, Sink, COMPACT, DISCRIMINATOR_WIDTH, FILE_NAMES_INDEX,
-    FIRST_TABLE_INDEX, HAS_DISCRIMINATOR, LINE_WIDTH, MAGIC, NO_SYMBOL_INFO, NUM_SECTIONS_WIDTH, SUMMARY_INDEX,
-    TYPE_MASK, VERSION,
+    count_field, field, too_many, LocationType, NoDump, SectionType, Sink, COMPACT, DISCRIMINATOR_WIDTH,
+    FILE_NAMES_INDEX, FIRST_TABLE_INDEX, HAS_DISCRIMINATOR, LINE_WIDTH, MAGIC, NO_SYMBOL_INFO, NUM_SECTIONS_WIDTH,
+    SUMMARY_INDEX, TYPE_MASK, VERSION,
 };
 use crate::formats::gcov::{v4_trie, v4text};
 use crate::formats::sample::model::{
@@ -397,12 +397,8 @@ fn summary<S: Sink>(r: &mut Reader<'_>, sink: &mut S, compact: bool) -> Result<S
     let max_fn = field(r, sink, 8, compact, "SUMMARY_MAX_FN_COUNT")?;
     let num_counts = field(r, sink, 8, compact, "SUMMARY_NUM_COUNTS")?;
     let num_functions = field(r, sink, 8, compact, "SUMMARY_NUM_FUNCTIONS")?;
-    let count_at = r.offset();
-    let count = field(r, sink, 8, compact, "SUMMARY_NUM_DETAILED_ENTRIES")?;
-    let min = if compact { 3 } else { 20 };
-    if too_many(count, r, min) {
-        return Err(Error::invalid(count_at, "SUMMARY_NUM_DETAILED_ENTRIES that fit in the section", count));
-    }
+    let expected = "SUMMARY_NUM_DETAILED_ENTRIES that fit in the section";
+    let count = count_field(r, sink, (8, compact), "SUMMARY_NUM_DETAILED_ENTRIES", (20, 3), expected)?;
     let mut detailed = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
     for _ in 0..count {
         let at = r.offset();
@@ -428,13 +424,9 @@ fn summary<S: Sink>(r: &mut Reader<'_>, sink: &mut S, compact: bool) -> Result<S
 
 /// `GCOV_FILE_NAMES` data.
 fn file_names<'a, S: Sink>(r: &mut Reader<'a>, sink: &mut S, compact: bool) -> Result<Vec<FileEntry<'a>>> {
-    let count_at = r.offset();
-    let count = field(r, sink, 4, compact, "GCOV_NUM_FILE_NAMES")?;
     // Length, NUL, four indices: 21 bytes, or 6 as varints.
-    let min = if compact { 6 } else { 21 };
-    if too_many(count, r, min) {
-        return Err(Error::invalid(count_at, "GCOV_NUM_FILE_NAMES that fit in the section", count));
-    }
+    let expected = "GCOV_NUM_FILE_NAMES that fit in the section";
+    let count = count_field(r, sink, (4, compact), "GCOV_NUM_FILE_NAMES", (21, 6), expected)?;
     let mut out = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
     for _ in 0..count {
         let at = r.offset();
@@ -466,12 +458,8 @@ fn file_names<'a, S: Sink>(r: &mut Reader<'a>, sink: &mut S, compact: bool) -> R
 
 /// `GCOV_SYMBOL_NAMES` data.
 fn symbol_names<S: Sink>(r: &mut Reader<'_>, sink: &mut S, compact: bool) -> Result<Vec<SymbolEntry>> {
-    let count_at = r.offset();
-    let count = field(r, sink, 4, compact, "GCOV_NUM_SYMBOL_NAMES")?;
-    let min = if compact { 3 } else { 12 };
-    if too_many(count, r, min) {
-        return Err(Error::invalid(count_at, "GCOV_NUM_SYMBOL_NAMES that fit in the section", count));
-    }
+    let expected = "GCOV_NUM_SYMBOL_NAMES that fit in the section";
+    let count = count_field(r, sink, (4, compact), "GCOV_NUM_SYMBOL_NAMES", (12, 3), expected)?;
     let mut out = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
     for _ in 0..count {
         let at = r.offset();
@@ -596,13 +584,9 @@ fn body<S: Sink>(
     depth: usize,
     overflowed: &mut bool,
 ) -> Result<()> {
-    let count_at = r.offset();
-    let count = field(r, sink, 4, compact, "SYMBOL_NUM_LOCATIONS")?;
     // A location record takes at least 4 bytes, or 2 as varints.
-    let min = if compact { 2 } else { 4 };
-    if too_many(count, r, min) {
-        return Err(Error::invalid(count_at, "SYMBOL_NUM_LOCATIONS that fit in the section", count));
-    }
+    let expected = "SYMBOL_NUM_LOCATIONS that fit in the section";
+    let count = count_field(r, sink, (4, compact), "SYMBOL_NUM_LOCATIONS", (4, 2), expected)?;
     for _ in 0..count {
         location(r, sink, compact, ctx, f, depth, overflowed)?;
     }
@@ -669,12 +653,8 @@ fn location<S: Sink>(
             *overflowed |= f.add_body(loc, 0, alloc::vec![CallTarget { name, count }]);
         }
         LocationType::CALLED_FNS => {
-            let count_at = r.offset();
-            let n = field(r, sink, 4, compact, "LOCATION_CALLED_TARGETS")?;
-            let min = if compact { 2 } else { 12 };
-            if too_many(n, r, min) {
-                return Err(Error::invalid(count_at, "LOCATION_CALLED_TARGETS that fit in the section", n));
-            }
+            let expected = "LOCATION_CALLED_TARGETS that fit in the section";
+            let n = count_field(r, sink, (4, compact), "LOCATION_CALLED_TARGETS", (12, 2), expected)?;
             let mut calls = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
             for _ in 0..n {
                 let at = r.offset();

@@ -228,6 +228,25 @@ pub fn field<S: Sink>(r: &mut Reader<'_>, sink: &mut S, width: u8, compact: bool
     Ok(v)
 }
 
+/// Reads a count [`field`] of items that take at least `min` bytes each (`min.0`
+/// in the normal encoding, `min.1` as varints) and checks it against what `r` has
+/// left before it is trusted: else an error at the count, `expected` saying what.
+pub fn count_field<S: Sink>(
+    r: &mut Reader<'_>,
+    sink: &mut S,
+    (width, compact): (u8, bool),
+    label: &'static str,
+    min: (u64, u64),
+    expected: &'static str,
+) -> Result<u64> {
+    let at = r.offset();
+    let count = field(r, sink, width, compact, label)?;
+    if too_many(count, r, if compact { min.1 } else { min.0 }) {
+        return Err(Error::invalid(at, expected, count));
+    }
+    Ok(count)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,7 @@ use alloc::vec::Vec;
 use crate::dump::Text;
 use crate::error::{Error, Result};
 use crate::formats::gcov::v4_layout::{
-    field, put_int, too_many, Sink, LABEL_LENGTH_WIDTH, MAX_CHILDREN, MAX_LABEL, TERMINAL,
+    count_field, field, put_int, Sink, LABEL_LENGTH_WIDTH, MAX_CHILDREN, MAX_LABEL, TERMINAL,
 };
 use crate::read::Reader;
 
@@ -63,13 +63,9 @@ impl Frame {
 
 /// Reads a string-table section's data (after its bitmask): the strings by id.
 pub fn read<S: Sink>(r: &mut Reader<'_>, sink: &mut S, compact: bool) -> Result<Vec<Vec<u8>>> {
-    let count_at = r.offset();
-    let count = field(r, sink, 4, compact, "GCOV_NUM_STRINGS")?;
     // Every string has a terminal node: a bitmask and an id (one byte each at least).
-    let min_node = if compact { 2 } else { 5 };
-    if too_many(count, r, min_node) {
-        return Err(Error::invalid(count_at, "GCOV_NUM_STRINGS that fit in the section", count));
-    }
+    let expected = "GCOV_NUM_STRINGS that fit in the section";
+    let count = count_field(r, sink, (4, compact), "GCOV_NUM_STRINGS", (5, 2), expected)?;
     let mut strings: Vec<Option<Vec<u8>>> = Vec::new();
     strings.resize(usize::try_from(count).unwrap_or(0), None);
     let mut found = 0u64;
