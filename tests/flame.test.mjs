@@ -29,9 +29,9 @@ const ROW = 18; // flame_state::ROW_PX
 
 const site = useSite();
 
-async function openFlame() {
+async function openFlame(profile = PROFILE) {
   const { page, errors } = await site.open();
-  await dropFiles(page, [{ name: 'synthetic.stacks', bytes: Buffer.from(PROFILE) }]);
+  await dropFiles(page, [{ name: 'synthetic.stacks', bytes: Buffer.from(profile) }]);
   await page.locator('[role=status]').filter({ hasText: 'pgolens-stacks' }).waitFor({ timeout: 15000 });
   // A profile of stacks opens on its flame graph, the graph focused for its keys.
   await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
@@ -106,6 +106,24 @@ test('hovering a frame shows its name, dso and self and total samples with perce
   const read = await hover(page, 0.1, 3);
   assert.deepEqual(await tooltipNumbers(read), { name: 'read', total: ['20', '20.00%'], self: ['20', '20.00%'] });
   assert.equal(await read.locator('.ft-kind').innerText(), 'kernel');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('weights past 32 bits are laid out and read back exactly', async () => {
+  // 5,000,000,001 samples' weight: the root is wider than 32 bits hold, so the
+  // worker sends this layout as 64-bit floats (and the others as 32-bit integers).
+  const { page, errors } = await openFlame(`#pgolens-stacks
+event cycles
+s 0 0 3000000000 main;work
+s 0 100 2000000001 main;idle
+`);
+  assert.equal(await page.locator('.flame-total').innerText(), '5000000001 samples');
+  // idle spans 0..2000000001 at depth 2, work the rest.
+  const idle = await hover(page, 0.2, 2);
+  assert.deepEqual(await tooltipNumbers(idle), { name: 'idle', total: ['2000000001', '40.00%'], self: ['2000000001', '40.00%'] });
+  const work = await hover(page, 0.7, 2);
+  assert.deepEqual(await tooltipNumbers(work), { name: 'work', total: ['3000000000', '60.00%'], self: ['3000000000', '60.00%'] });
   assert.deepEqual(errors, []);
   await page.close();
 });

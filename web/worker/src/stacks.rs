@@ -336,7 +336,7 @@ fn layout(tree: &CallTree, rows: &Rows) -> FlameLayout {
         }
         [x0 as f64, n.map_or(0.0, |n| n.total as f64), if frame == NO_FRAME { -1.0 } else { f64::from(frame) }]
     });
-    let rects = Rects::collect(rows.node.len().saturating_mul(Rects::WIDTH), rects);
+    let rects = Rects::collect(rows.node.len().saturating_mul(Rects::WIDTH), tree.total(), rects);
     FlameLayout {
         rects,
         rows: rows.depth_start.clone().into(),
