@@ -345,3 +345,52 @@ fn depths_follow_the_parent_links_and_end_on_any_tree() {
     let odd = CallTree { nodes: vec![node(3), node(0), node(9), node(1), node(4), node(u32::MAX)] };
     assert_eq!(odd.depths().collect::<Vec<_>>(), [0, 1, 0, 0, 0, 0]);
 }
+
+#[test]
+fn frames_sort_by_name_a_word_at_a_time_as_by_the_whole_key() {
+    let mut p = StackProfile::new();
+    let mut names: Vec<String> = Vec::new();
+    // Runs sharing a prefix longer than a word, past the few sorted whole.
+    for i in [0x1a2b_u32, 0x9, 0x10, 0xfff, 0x1000, 0x1, 0x1a2c, 0x100, 0x99] {
+        names.push(alloc::format!("libLLVM.so.22.1+{i:#x}"));
+        names.push(alloc::format!("libclang-cpp.so.22.1+{i:#x}"));
+    }
+    // Prefixes of one another, NUL bytes inside and at word edges, no name, long
+    // names that differ at their ends, and bytes past ASCII.
+    for n in [
+        "",
+        "a",
+        "ab",
+        "ab\0",
+        "ab\0\0\0\0\0\0",
+        "ab\0\0\0\0\0\0\0",
+        "ab\0\0\0\0\0\0\0\0x",
+        "abcdefgh",
+        "abcdefg",
+        "abcdefghi",
+    ] {
+        names.push(String::from(n));
+    }
+    names.push(alloc::string::ToString::to_string("x").repeat(100));
+    names.push(alloc::format!("{}y", alloc::string::ToString::to_string("x").repeat(99)));
+    names.push(alloc::format!("{}w", alloc::string::ToString::to_string("x").repeat(99)));
+    names.push(String::from("é"));
+    names.push(String::from("z"));
+    for (i, n) in names.iter().enumerate() {
+        let kind = if i % 3 == 0 { FrameKind::Kernel } else { FrameKind::User };
+        p.frame(n, None, kind);
+        // The same name again in another DSO and kind.
+        p.frame(n, Some(if i % 2 == 0 { "b.so" } else { "a.so" }), FrameKind::Inlined);
+    }
+    let frames = p.frames();
+    assert!(frames.len() > 60);
+    let mut ids: Vec<u32> = (0..frames.len() as u32).collect();
+    let mut expected = ids.clone();
+    expected.sort_by(|&a, &b| {
+        let (x, y) = (&frames[a as usize], &frames[b as usize]);
+        (&x.name, x.dso, x.kind, a).cmp(&(&y.name, y.dso, y.kind, b))
+    });
+    ids.reverse();
+    sort_by_name(&mut ids, frames);
+    assert_eq!(ids, expected);
+}
