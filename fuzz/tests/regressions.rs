@@ -67,3 +67,12 @@ fn kernel_record_before_any_event() {
 fn sample_before_a_second_event() {
     replay("perf", "sample-before-a-second-event");
 }
+
+/// A file-mode recording with a HEADER_ATTR record among its records (an event
+/// of an unknown type, no EVENT_DESC): read whole, the event was named when all
+/// records were read (`type 4198816 config …`); streamed, the file's events were
+/// named before its records, and the one the record added kept no name.
+#[test]
+fn header_attr_in_a_file_recording() {
+    replay("worker_session", "header-attr-in-a-file-recording");
+}

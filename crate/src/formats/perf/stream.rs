@@ -379,8 +379,13 @@ fn release(
 }
 
 /// A pipe recording's events are named once its first sample comes: the records
-/// that announce them come before it.
+/// that announce them come before it. A HEADER_ATTR record adds an event (in a
+/// file recording too, whose events were named from its header): the events are
+/// named again before the next sample, as a recording read whole names them all.
 fn name_before_samples(perf: &mut PerfData<'static>, named: &mut bool, kind: u32) {
+    if kind == record::HEADER_ATTR {
+        *named = false;
+    }
     if !*named && kind == record::PERF_RECORD_SAMPLE {
         perf.name_events();
         *named = true;
