@@ -311,11 +311,7 @@ impl Machine {
 
     /// [`Machine::resolve`] in a known address space ([`Thread::maps`]).
     pub fn resolve_in(&self, maps: Option<usize>, cpumode: u16, addr: u64) -> Option<Resolved<'_>> {
-        let map = match cpumode {
-            misc::KERNEL => self.kernel_map(addr)?,
-            misc::USER => self.maps.get(maps?)?.find(addr)?,
-            _ => return None,
-        };
+        let map = self.map_in(maps, cpumode, addr)?;
         let dso = self.dsos.get(map.dso)?;
         Some(Resolved {
             map: *map,
@@ -330,23 +326,26 @@ impl Machine {
     /// answer is the same for as long as [`Machine::changes`] stays: a sample's DSO
     /// is then found again without a search.
     pub fn dso_of(&self, maps: Option<usize>, cpumode: u16, addr: u64) -> Option<(usize, Range<u64>)> {
-        let (map, range) = match cpumode {
-            misc::KERNEL => {
-                let map = self.kernel_map(addr)?;
-                // Kernel maps nest (modules inside the kernel's range): the smallest
-                // holding `addr` holds every address up to the nearest edge of another.
-                let start = self.kernel.iter().map(|m| m.end).filter(|&end| end <= addr).fold(map.start, u64::max);
-                let end = self.kernel.iter().map(|m| m.start).filter(|&start| start > addr).fold(map.end, u64::min);
-                (map, start..end)
-            }
-            misc::USER => {
-                let map = self.maps.get(maps?)?.find(addr)?;
-                (map, map.start..map.end)
-            }
-            _ => return None,
-        };
+        let map = self.map_in(maps, cpumode, addr)?;
         self.dsos.get(map.dso)?;
-        Some((map.dso, range))
+        if cpumode != misc::KERNEL {
+            return Some((map.dso, map.start..map.end));
+        }
+        // Kernel maps nest (modules inside the kernel's range): the smallest holding
+        // `addr` holds every address up to the nearest edge of another.
+        let start = self.kernel.iter().map(|m| m.end).filter(|&end| end <= addr).fold(map.start, u64::max);
+        let end = self.kernel.iter().map(|m| m.start).filter(|&start| start > addr).fold(map.end, u64::min);
+        Some((map.dso, start..end))
+    }
+
+    /// The map holding `addr` in `cpumode`: the kernel's maps in kernel mode, the
+    /// address space `maps` in user mode, none in other modes.
+    fn map_in(&self, maps: Option<usize>, cpumode: u16, addr: u64) -> Option<&Map> {
+        match cpumode {
+            misc::KERNEL => self.kernel_map(addr),
+            misc::USER => self.maps.get(maps?)?.find(addr),
+            _ => None,
+        }
     }
 
     /// A count that moves whenever a record may have changed a map: an answer of
