@@ -62,13 +62,12 @@ pub struct DsoCount {
     last: [Option<LastDso>; 2],
 }
 
-/// Where a DSO of [`DsoCount::last`] holds: the address space, cpumode and
-/// addresses of [`Machine::dso_of`]'s answer, while the machine's maps stay.
+/// Where a DSO of [`DsoCount::last`] holds: the address space and addresses of
+/// [`Machine::dso_of`]'s answer, while the machine's maps stay.
 #[derive(Clone, Debug)]
 struct LastDso {
     changes: u64,
     maps: Option<usize>,
-    cpumode: u16,
     addresses: core::ops::Range<u64>,
     dso: usize,
 }
@@ -80,22 +79,25 @@ impl DsoCount {
     pub fn sample(&mut self, machine: &Machine, maps: Option<usize>, sample: &Sample<'_>) {
         let Some(ip) = sample.ip else { return };
         let cpumode = sample.cpumode();
+        // Other modes (hypervisor, guests) lie in no map perf keeps here.
+        let kernel = match cpumode {
+            misc::KERNEL => true,
+            misc::USER => false,
+            _ => return,
+        };
         // The kernel's maps are every process's.
-        let maps = if cpumode == misc::KERNEL { None } else { maps };
-        let last = self.last.get_mut(usize::from(cpumode == misc::KERNEL));
+        let maps = if kernel { None } else { maps };
+        let last = self.last.get_mut(usize::from(kernel));
         let index = match last.as_deref() {
             Some(Some(kept))
-                if kept.changes == machine.changes()
-                    && kept.maps == maps
-                    && kept.cpumode == cpumode
-                    && kept.addresses.contains(&ip) =>
+                if kept.changes == machine.changes() && kept.maps == maps && kept.addresses.contains(&ip) =>
             {
                 kept.dso
             }
             _ => {
                 let Some((dso, addresses)) = machine.dso_of(maps, cpumode, ip) else { return };
                 if let Some(last) = last {
-                    *last = Some(LastDso { changes: machine.changes(), maps, cpumode, addresses, dso });
+                    *last = Some(LastDso { changes: machine.changes(), maps, addresses, dso });
                 }
                 dso
             }

@@ -685,9 +685,12 @@ mod tests {
         m.apply(&mmap(7, 0x2000, 0x1000, 0, b"/b.so", PROT_EXEC));
         count.sample(&m, maps, &sample(0x2800));
         count.sample(&m, maps, &sample(0x1800));
-        // A user address in kernel mode, a kernel one in user mode: no map.
+        // A user address in kernel mode, a kernel one in user mode, and a user one
+        // in hypervisor mode right after a user sample there: no map.
         count.sample(&m, maps, &kernel(0x1800));
         count.sample(&m, maps, &sample(0x14_0800));
+        count.sample(&m, maps, &sample(0x1800));
+        count.sample(&m, maps, &Sample { misc: misc::HYPERVISOR, ..sample(0x1800) });
         let uses: Vec<(Vec<u8>, u64, bool)> =
             count.uses(&m, &perf).into_iter().map(|d| (d.name, d.samples, d.kernel)).collect();
         assert_eq!(
@@ -695,7 +698,7 @@ mod tests {
             [
                 (b"[kernel.kallsyms]".to_vec(), 2, true),
                 (b"[ext4]".to_vec(), 1, true),
-                (b"/a.so".to_vec(), 3, false),
+                (b"/a.so".to_vec(), 4, false),
                 (b"/b.so".to_vec(), 1, false)
             ]
         );
