@@ -34,11 +34,17 @@ process.env.PGOLENS_CHROMIUM_ARGS = `${process.env.PGOLENS_CHROMIUM_ARGS ?? ''} 
 const TOP = Number(process.env.TOP ?? 40);
 const TIMEOUT = Number(process.env.BENCH_TIMEOUT_MS ?? 5 * 60 * 1000);
 
-/** Self and inclusive microseconds per function name of a `Profiler.Profile`. */
-function attribute(profile) {
+/** A `Profiler.Profile`'s nodes by id, and each node's parent id. */
+function links(profile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  return { byId, parent };
+}
+
+/** Self and inclusive microseconds per function name of a `Profiler.Profile`. */
+function attribute(profile) {
+  const { byId, parent } = links(profile);
   const name = (n) => n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'anonymous'})`;
   const leafTime = new Map();
   profile.samples.forEach((id, i) => leafTime.set(id, (leafTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
@@ -75,9 +81,7 @@ function attribute(profile) {
 
 /** The worker's time line of a `Profiler.Profile`: [label, start µs, end µs] stretches. */
 function phases(profile) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const { byId, parent } = links(profile);
   const fn = (id) => byId.get(id)?.callFrame.functionName ?? '';
   // What a sample was doing: below the dispatch, the handler; else below the entry
   // into wasm, the export called; else its outermost JS function.
