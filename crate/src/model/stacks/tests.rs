@@ -391,6 +391,6 @@ fn frames_sort_by_name_a_word_at_a_time_as_by_the_whole_key() {
         (&x.name, x.dso, x.kind, a).cmp(&(&y.name, y.dso, y.kind, b))
     });
     ids.reverse();
-    sort_by_name(&mut ids, frames);
+    ranks::sort_by_name(&mut ids, frames);
     assert_eq!(ids, expected);
 }
