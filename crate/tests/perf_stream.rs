@@ -120,6 +120,97 @@ fn streamed_stacks_are_the_whole_files() {
     assert!(checked > 20, "{checked}");
 }
 
+/// The stacks of `data` read by two readers at once, cut where `cut` bytes of its
+/// record stream were fed: the first reads the records released up to the cut,
+/// the second replays them, reads the rest and joins the first's part.
+fn stacks_in_two_parts<'s>(data: &[u8], cut: usize, symbolizer: &Symbolizer<'s>) -> (PerfStacks, Vec<DsoUse>) {
+    let head = &data[..data.len().min(104)];
+    let mut fetch = |offset: u64, len: u64, _: &'static str| {
+        let start = usize::try_from(offset).unwrap();
+        Ok(data.get(start..start + usize::try_from(len).unwrap()).unwrap().to_vec())
+    };
+    let start = usize::try_from(PerfStream::start(head, data.len() as u64, &mut fetch).unwrap().1).unwrap();
+    let cut = (start + cut).min(data.len());
+    fn feed<'s>(stream: &mut PerfStream, bytes: &[u8], reader: &mut StackReader<'s>, symbolizer: &Symbolizer<'s>) {
+        for piece in bytes.chunks(4093) {
+            stream
+                .feed(piece, &mut |perf, r| {
+                    reader.record(perf, r, symbolizer);
+                    Ok(())
+                })
+                .unwrap();
+        }
+    }
+    let (mut first_stream, _) = PerfStream::start(head, data.len() as u64, &mut fetch).unwrap();
+    let mut first = StackReader::new(0);
+    first.count_dsos();
+    feed(&mut first_stream, &data[start..cut], &mut first, symbolizer);
+    let (mut stream, _) = PerfStream::start(head, data.len() as u64, &mut fetch).unwrap();
+    let mut reader = StackReader::new(0);
+    reader.count_dsos();
+    reader.replay(true);
+    stream.skip_samples(true);
+    feed(&mut stream, &data[start..cut], &mut reader, symbolizer);
+    reader.replay(false);
+    stream.skip_samples(false);
+    feed(&mut stream, &data[cut..], &mut reader, symbolizer);
+    let meta = stream
+        .finish(&mut |perf, r| {
+            reader.record(perf, r, symbolizer);
+            Ok(())
+        })
+        .unwrap();
+    reader.join(first.into_part());
+    let dsos = reader.dso_uses(&meta).unwrap();
+    (reader.finish(&meta), dsos)
+}
+
+#[test]
+fn stacks_read_in_two_parts_cut_anywhere_are_the_whole_files() {
+    let symbolizer = Symbolizer::new();
+    let mut checked = 0;
+    for (name, data) in recordings() {
+        let perf = PerfData::parse_unindexed(&data).unwrap();
+        let whole = PerfStacks::read(&perf, &symbolizer, |_, _| {}).unwrap();
+        let whole_dsos = pgolens::formats::perf::dsos::dsos(&perf).unwrap();
+        // Cuts through the record stream: before it, at record boundaries and
+        // inside records, past it.
+        let len = data.len();
+        for cut in [0, 1, 8, len / 7, len / 3, len / 2 + 1, len * 2 / 3, len - len / 9, len] {
+            let (stacks, dsos) = stacks_in_two_parts(&data, cut, &symbolizer);
+            assert_eq!(format!("{stacks:?}"), format!("{whole:?}"), "{name} cut at {cut}");
+            assert_eq!(dsos, whole_dsos, "{name} cut at {cut}");
+        }
+        checked += usize::from(whole.profile.sample_count() > 0);
+    }
+    assert!(checked > 20, "{checked}");
+}
+
+/// The fuzzers' recordings that a stream reads (a file recording with an event
+/// added among its records, after its first sample), cut at every few bytes.
+#[test]
+fn fuzzed_recordings_read_in_two_parts_are_the_whole_files() {
+    let symbolizer = Symbolizer::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
+    let mut checked = Vec::new();
+    for path in common::files_under(&dir) {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(perf) = PerfData::parse_unindexed(&data) else { continue };
+        if streamed(&data, 4093, |_, _| Ok(())).is_err() {
+            continue;
+        }
+        let whole = format!("{:?}", PerfStacks::read(&perf, &symbolizer, |_, _| {}).unwrap());
+        let whole_dsos = pgolens::formats::perf::dsos::dsos(&perf).unwrap();
+        for cut in (0..data.len()).step_by(5) {
+            let (stacks, dsos) = stacks_in_two_parts(&data, cut, &symbolizer);
+            assert_eq!(format!("{stacks:?}"), whole, "{} cut at {cut}", path.display());
+            assert_eq!(dsos, whole_dsos, "{} cut at {cut}", path.display());
+        }
+        checked.push(path.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    assert!(checked.contains(&"header-attr-in-a-file-recording".to_string()), "{checked:?}");
+}
+
 #[test]
 fn a_pipe_recordings_build_ids_reach_its_streamed_stacks() {
     // perf inject -b wrote HEADER_BUILD_ID records into the stream (make.sh):

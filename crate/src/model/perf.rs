@@ -147,6 +147,18 @@ pub struct StackReader<'s> {
     last: Vec<(FrameId, NodeId)>,
     /// The samples of each DSO, when asked for ([`StackReader::count_dsos`]).
     dso_count: Option<DsoCount>,
+    /// Records move only the machine ([`StackReader::replay`]).
+    replaying: bool,
+}
+
+/// What a [`StackReader`] read of the first part of a recording, for another
+/// reader, which replayed that part and read the rest, to put before its own
+/// ([`StackReader::join`]).
+#[derive(Debug)]
+pub struct StacksPart {
+    pub stacks: PerfStacks,
+    /// The samples of each DSO, when counted.
+    pub dsos: Option<DsoCount>,
 }
 
 impl<'s> StackReader<'s> {
@@ -164,7 +176,42 @@ impl<'s> StackReader<'s> {
             stack: Vec::new(),
             last: Vec::new(),
             dso_count: None,
+            replaying: false,
         }
+    }
+
+    /// While `on`, the records given only move the machine (threads, maps): their
+    /// samples are not read. Two readers read a recording at once this way: one
+    /// reads its records up to a cut and stops ([`StackReader::into_part`]), the
+    /// other replays them, reads the rest, and puts the first one's part before
+    /// its own ([`StackReader::join`]). The cut lies between two records: both
+    /// readers are given, in time order, the records the stream releases while the
+    /// bytes up to it are fed (see `PerfStream::feed`).
+    pub fn replay(&mut self, on: bool) {
+        self.replaying = on;
+    }
+
+    /// What this reader read, for another to join ([`StackReader::join`]).
+    pub fn into_part(self) -> StacksPart {
+        StacksPart { stacks: self.stacks, dsos: self.dso_count }
+    }
+
+    /// Puts `first`, what another reader read of the records this one replayed,
+    /// before what this one read: the stacks and DSO counts are then those of one
+    /// reader given every record.
+    pub fn join(&mut self, first: StacksPart) {
+        let StacksPart { mut stacks, dsos } = first;
+        let frames = stacks.profile.append(&self.stacks.profile);
+        stacks.addresses.append(&self.stacks.addresses, &frames);
+        self.stacks = stacks;
+        if let (Some(count), Some(first)) = (&mut self.dso_count, &dsos) {
+            count.add(first);
+        }
+        // What was found for this reader's frames and nodes is theirs no more.
+        self.resolver.cache.clear();
+        self.resolver.dso_index = (0u32..).zip(&self.stacks.addresses.dsos).map(|(i, d)| (d.clone(), i)).collect();
+        self.chains = ChainCache::default();
+        self.last.clear();
     }
 
     /// Also counts the samples of each DSO, as [`crate::formats::perf::dsos::dsos`] does (for a recording
@@ -185,14 +232,19 @@ impl<'s> StackReader<'s> {
         let machine = self.machine.get_or_insert_with(|| Machine::new(perf));
         machine.apply(record);
         let Record::Sample(sample) = &record.record else { return };
+        let profile = &mut self.stacks.profile;
+        // Registered on the first sample, replayed or not: a pipe recording's later
+        // records may name its events otherwise.
+        let events =
+            self.events.get_or_insert_with(|| perf.events.iter().map(|e| profile.add_event(&e.name)).collect());
+        if self.replaying {
+            return;
+        }
         // The sample's address space, looked up once for its DSO, the key and the frames.
         let maps = machine.thread(sample.pid.map_or(-1, |p| p as i32)).map(|t| t.maps);
         if let Some(count) = &mut self.dso_count {
             count.sample(machine, maps, sample);
         }
-        let profile = &mut self.stacks.profile;
-        let events =
-            self.events.get_or_insert_with(|| perf.events.iter().map(|e| profile.add_event(&e.name)).collect());
         let Some(&event) = events.get(sample.event) else { return };
         // Most samples repeat a call chain seen before: find its leaf node by the raw
         // chain (and the address space it is resolved in), and resolve only new ones.
@@ -261,6 +313,34 @@ impl<'s> StackReader<'s> {
 }
 
 impl Addresses {
+    /// Adds `other`'s locations of the frames that are new here (`frames`: the id
+    /// each of `other`'s frames got, [`StackProfile::append`]).
+    fn append(&mut self, other: &Addresses, frames: &[FrameId]) {
+        let dsos: Vec<u32> = other
+            .dsos
+            .iter()
+            .map(|d| {
+                let at = self.dsos.iter().position(|x| x == d).unwrap_or_else(|| {
+                    self.dsos.push(d.clone());
+                    self.dsos.len().saturating_sub(1)
+                });
+                u32::try_from(at).unwrap_or(u32::MAX)
+            })
+            .collect();
+        for (&id, &location) in frames.iter().zip(&other.locations) {
+            if id as usize == self.locations.len() {
+                self.locations.push(match location {
+                    Location::File { dso, offset } => match dsos.get(dso as usize) {
+                        Some(&dso) => Location::File { dso, offset },
+                        None => Location::Fixed,
+                    },
+                    other => other,
+                });
+            }
+        }
+        self.stack_copies |= other.stack_copies;
+    }
+
     /// Whether new binaries change the stacks themselves, not only their names: user
     /// stack copies are unwound with the binaries' call-frame information, so the
     /// recording must be read again ([`PerfStacks::read`]) with them.

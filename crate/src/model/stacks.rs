@@ -37,6 +37,7 @@ use alloc::vec::Vec;
 use core::cell::OnceCell;
 use core::ops::Range;
 
+mod append;
 mod chart;
 mod intern;
 mod pattern;

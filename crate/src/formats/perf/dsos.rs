@@ -73,6 +73,18 @@ struct LastDso {
 }
 
 impl DsoCount {
+    /// Adds the counts of `other`, counted over other samples of the same
+    /// recording (the first part of it, read by another reader).
+    pub fn add(&mut self, other: &DsoCount) {
+        if self.counts.len() < other.counts.len() {
+            self.counts.resize(other.counts.len(), (0, false));
+        }
+        for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
+            mine.0 = mine.0.saturating_add(theirs.0);
+            mine.1 |= theirs.1;
+        }
+    }
+
     /// Counts `sample` in the DSO its ip lies in; `machine` has applied every
     /// record before it, and `maps` is the sample's address space
     /// ([`super::machine::Thread::maps`] of its pid).

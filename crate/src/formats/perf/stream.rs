@@ -73,6 +73,28 @@ pub struct PerfStream {
     /// How many events were known when the last sample or record with a sample_id
     /// trailer came (0: none came yet).
     read_by_events: usize,
+    /// Samples released are not decoded nor visited ([`PerfStream::skip_samples`]).
+    skip: Skip,
+}
+
+/// Whether samples are skipped, and whether one was visited yet.
+#[derive(Clone, Copy, Default)]
+struct Skip {
+    samples: bool,
+    visited_one: bool,
+}
+
+impl Skip {
+    /// Whether a record of `kind` is skipped (the recording's first sample never is:
+    /// its reader takes the events' names at it).
+    fn skips(&mut self, kind: u32) -> bool {
+        if kind != record::PERF_RECORD_SAMPLE {
+            return false;
+        }
+        let skipped = self.samples && self.visited_one;
+        self.visited_one = true;
+        skipped
+    }
 }
 
 /// The first step by which a record cut off between two chunks is completed.
@@ -105,8 +127,17 @@ impl PerfStream {
             last_compressed: start,
             limit,
             read_by_events: 0,
+            skip: Skip::default(),
         };
         Ok((stream, start))
+    }
+
+    /// While `on`, the samples released (but the recording's first) are neither
+    /// decoded nor visited: what a reader replaying the threads and maps of a part
+    /// of the recording ([`crate::model::perf::StackReader::replay`]) reads. They
+    /// are still read far enough to be put in time order, and counted.
+    pub fn skip_samples(&mut self, on: bool) {
+        self.skip.samples = on;
     }
 
     /// Feeds the next bytes of the file (the first at the offset [`PerfStream::start`]
@@ -198,8 +229,8 @@ impl PerfStream {
         if !self.unpacked.is_empty() {
             return Err(Error::malformed(self.last_compressed, "compressed records that end on a record boundary"));
         }
-        let PerfStream { order, arena, perf, named, .. } = &mut self;
-        order.finish(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, &[], w, visit)))?;
+        let PerfStream { order, arena, perf, named, skip, .. } = &mut self;
+        order.finish(&mut |w| w.map_or(Ok(()), |w| release(perf, (named, skip), arena, &[], w, visit)))?;
         self.perf.name_events();
         Ok(self.perf)
     }
@@ -268,10 +299,10 @@ impl PerfStream {
             };
             Waiting { start, len: raw.len(), offset: at, unpacked, in_walk }
         });
-        let PerfStream { order, arena, spare, perf, named, .. } = self;
+        let PerfStream { order, arena, spare, perf, named, skip, .. } = self;
         match order.arrive(header.kind, time, waiting) {
             Arrival::Round => {
-                order.round(&mut |w| w.map_or(Ok(()), |w| release(perf, named, arena, walked, w, visit)))?;
+                order.round(&mut |w| w.map_or(Ok(()), |w| release(perf, (named, skip), arena, walked, w, visit)))?;
                 // The records still waiting in the arena move to the front of the
                 // spare one.
                 spare.clear();
@@ -282,6 +313,9 @@ impl PerfStream {
             Arrival::Queued => Ok(()),
             Arrival::Now(_) => {
                 name_before_samples(perf, named, header.kind);
+                if skip.skips(header.kind) {
+                    return Ok(());
+                }
                 match perf.decode(header, body, at) {
                     // Visited where it lies (see `release`).
                     Ok(ref record) => visit(perf, record),
@@ -359,7 +393,7 @@ fn copy_waiting(order: &mut TimeOrder<Option<Waiting>>, in_walk: bool, from: &[u
 /// being walked, and visited.
 fn release(
     perf: &mut PerfData<'static>,
-    named: &mut bool,
+    (named, skip): (&mut bool, &mut Skip),
     arena: &[u8],
     walked: &[u8],
     w: Waiting,
@@ -370,6 +404,9 @@ fn release(
     let mut r = Reader::at_base(bytes, perf.endian, if w.unpacked { 0 } else { w.offset });
     let (header, body) = next_record(&mut r).map_err(|e| relocate(e, w.unpacked, w.offset))?;
     name_before_samples(perf, named, header.kind);
+    if skip.skips(header.kind) {
+        return Ok(());
+    }
     // Visited where it lies: moved out of its `Result`, a sample (half a kilobyte)
     // would be copied once more.
     match perf.decode(header, body, w.offset) {

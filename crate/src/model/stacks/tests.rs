@@ -3,6 +3,7 @@
 #![allow(clippy::cast_possible_truncation)]
 
 use super::*;
+use alloc::format;
 
 /// main → a → b (3), main → a (1), main → c → b (2), main → a → a → b (4) on
 /// event 0 at times 0..; one sample of event 1.
@@ -393,4 +394,53 @@ fn frames_sort_by_name_a_word_at_a_time_as_by_the_whole_key() {
     ids.reverse();
     ranks::sort_by_name(&mut ids, frames);
     assert_eq!(ids, expected);
+}
+
+/// A stack of (name, dso, kind) frames, root first.
+type NamedStack = &'static [(&'static str, Option<&'static str>, FrameKind)];
+
+fn built(samples: &[(&str, u64, u64, NamedStack)]) -> StackProfile {
+    let mut p = StackProfile::new();
+    for &(event, time, weight, stack) in samples {
+        let event = p.add_event(event);
+        let frames: Vec<FrameId> = stack.iter().map(|&(name, dso, kind)| p.frame(name, dso, kind)).collect();
+        if let Some(&leaf) = frames.last() {
+            if p.frame_info(leaf).is_some_and(|f| f.name == "b") {
+                p.describe(leaf, "_Z1bv", Some("b.c"), Some(3));
+            }
+        }
+        p.push_sample(event, time, weight, &frames).unwrap();
+    }
+    p
+}
+
+#[test]
+fn a_profile_appended_is_the_profile_of_both_parts_samples() {
+    const MAIN: (&str, Option<&str>, FrameKind) = ("main", Some("prog"), FrameKind::User);
+    const A: (&str, Option<&str>, FrameKind) = ("a", Some("prog"), FrameKind::User);
+    const B: (&str, Option<&str>, FrameKind) = ("b", Some("libc.so"), FrameKind::User);
+    const B_INLINED: (&str, Option<&str>, FrameKind) = ("b", Some("libc.so"), FrameKind::Inlined);
+    const K: (&str, Option<&str>, FrameKind) = ("k", None, FrameKind::Kernel);
+    let samples: &[(&str, u64, u64, NamedStack)] = &[
+        ("cycles", 1, 1, &[MAIN, A, B]),
+        ("cycles", 2, 1, &[MAIN, A]),
+        ("cycles", 5 << 32, 1, &[MAIN, K]),
+        ("instructions", 3, 7, &[MAIN, A, B_INLINED]),
+        ("cycles", (5 << 32) + 1, 1, &[MAIN, A, A, B]),
+        ("cycles", 4, 2, &[K, MAIN]),
+        ("instructions", 6, 1, &[MAIN, A, B]),
+    ];
+    let whole = format!("{:?}", built(samples));
+    for cut in 0..=samples.len() {
+        let (before, after) = samples.split_at(cut);
+        let mut first = built(before);
+        let second = built(after);
+        let frames = first.append(&second);
+        assert_eq!(format!("{first:?}"), whole, "cut after {cut} samples");
+        assert_eq!(frames.len(), second.frames().len());
+        for (theirs, &ours) in second.frames().iter().zip(&frames) {
+            let ours = first.frame_info(ours).unwrap();
+            assert_eq!((&ours.name, ours.kind), (&theirs.name, theirs.kind));
+        }
+    }
 }
