@@ -24,10 +24,12 @@ use pgolens::dump::{write_json, write_text};
 use pgolens::formats::bolt::{fdata, preagg, yaml};
 use pgolens::formats::gcov::{dump_gcov, write_afdo, write_v4};
 use pgolens::formats::instrprof::{self, decode_memprof, proftext};
+use pgolens::formats::perf::dsos::DsoUse;
 use pgolens::formats::perf::perf2bolt::{self, bat_yaml, binary::Binary};
 use pgolens::formats::perf::script::{write_script_with, ScriptFields};
 use pgolens::formats::perf::{PerfData, PerfStream};
 use pgolens::formats::sample::write_text as sample_text;
+use pgolens::model::perf::StackReader;
 use pgolens::model::{bat as bat_model, fdata_records, instrprof as instrprof_model, memprof, sample_views};
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Node};
@@ -203,6 +205,12 @@ pub fn perf(data: &[u8]) {
             if let (Ok(()), Ok(streamed)) = (decoded, streamed_records(data, 509)) {
                 assert_eq!(streamed, whole);
             }
+            // Read by two readers at once, cut at a place the input picks: the
+            // stacks and DSO counts of one reader.
+            let cut = data.len().saturating_mul(usize::from(data.last().copied().unwrap_or(0))) / 256;
+            if let (Ok(one), Ok(two)) = (streamed_stacks(data, None), streamed_stacks(data, Some(cut))) {
+                assert_eq!(one, two, "cut at {cut}");
+            }
         }
         if let Ok(perf) = PerfData::parse_unindexed(data) {
             let _ = perf.sample_count();
@@ -229,6 +237,61 @@ fn streamed_records(data: &[u8], chunk: usize) -> pgolens::Result<Vec<(u64, u32)
     }
     stream.finish(&mut visit)?;
     Ok(out)
+}
+
+/// The stacks (as their debug text) and DSO counts of a perf.data streamed in
+/// chunks, read by one reader, or by two at once cut where `cut` bytes of the
+/// record stream were fed ([`StackReader::join`]).
+fn streamed_stacks(data: &[u8], cut: Option<usize>) -> pgolens::Result<(String, Vec<DsoUse>)> {
+    let symbolizer = Symbolizer::new();
+    let mut fetch = |offset: u64, len: u64, expected: &'static str| {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        data.get(start..end).map(<[u8]>::to_vec).ok_or(pgolens::Error::invalid(0, expected, offset))
+    };
+    let head = data.get(..data.len().min(104)).unwrap_or_default();
+    let (mut stream, start) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
+    let records = data.get(usize::try_from(start).unwrap_or(usize::MAX)..).unwrap_or_default();
+    let (before, after) = records.split_at(cut.unwrap_or(0).min(records.len()));
+    let mut reader = StackReader::new(0);
+    reader.count_dsos();
+    fn feed<'s>(
+        stream: &mut PerfStream,
+        bytes: &[u8],
+        reader: &mut StackReader<'s>,
+        symbolizer: &Symbolizer<'s>,
+    ) -> pgolens::Result<()> {
+        for piece in bytes.chunks(509) {
+            stream.feed(piece, &mut |perf, r| {
+                reader.record(perf, r, symbolizer);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+    let mut first = None;
+    if cut.is_some() {
+        let (mut first_stream, _) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
+        let mut part = StackReader::new(0);
+        part.count_dsos();
+        feed(&mut first_stream, before, &mut part, &symbolizer)?;
+        first = Some(part.into_part());
+        reader.replay(true);
+        stream.skip_samples(true);
+    }
+    feed(&mut stream, before, &mut reader, &symbolizer)?;
+    reader.replay(false);
+    stream.skip_samples(false);
+    feed(&mut stream, after, &mut reader, &symbolizer)?;
+    let perf = stream.finish(&mut |perf, r| {
+        reader.record(perf, r, &symbolizer);
+        Ok(())
+    })?;
+    if let Some(first) = first {
+        reader.join(first);
+    }
+    let dsos = reader.dso_uses(&perf).unwrap_or_default();
+    Ok((format!("{:?}", reader.finish(&perf)), dsos))
 }
 
 /// `export --to perf-script` and `--to perf-script-brstack` of a perf.data (unsymbolized).
