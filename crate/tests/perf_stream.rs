@@ -8,7 +8,7 @@ mod common;
 
 use pgolens::formats::perf::dsos::DsoUse;
 use pgolens::formats::perf::{PerfData, PerfStream};
-use pgolens::model::perf::{PerfStacks, StackReader};
+use pgolens::model::perf::{PerfStacks, StackReader, StacksPart};
 use pgolens::symbolize::Symbolizer;
 use pgolens::Result;
 
@@ -160,7 +160,9 @@ fn stacks_in_two_parts<'s>(data: &[u8], cut: usize, symbolizer: &Symbolizer<'s>)
             Ok(())
         })
         .unwrap();
-    reader.join(first.into_part());
+    // Handed over as bytes, as from one worker to another.
+    let bytes = first.into_part().to_bytes();
+    reader.join(StacksPart::from_bytes(&bytes).unwrap());
     let dsos = reader.dso_uses(&meta).unwrap();
     (reader.finish(&meta), dsos)
 }
@@ -209,6 +211,56 @@ fn fuzzed_recordings_read_in_two_parts_are_the_whole_files() {
         checked.push(path.file_name().unwrap().to_string_lossy().into_owned());
     }
     assert!(checked.contains(&"header-attr-in-a-file-recording".to_string()), "{checked:?}");
+}
+
+/// A part handed over as bytes that were cut short, damaged or claim absurd
+/// counts reads as an error, never a panic nor a huge allocation; whole, it reads
+/// back as it was.
+#[test]
+fn a_part_cut_short_or_damaged_is_an_error() {
+    let symbolizer = Symbolizer::new();
+    let data = std::fs::read(common::corpus().join("bolt-perf/cprog/cprog.pipe.perf.data")).unwrap();
+    let head = &data[..104.min(data.len())];
+    let mut fetch = |offset: u64, len: u64, _: &'static str| {
+        let start = usize::try_from(offset).unwrap();
+        Ok(data.get(start..start + usize::try_from(len).unwrap()).unwrap().to_vec())
+    };
+    let (mut stream, start) = PerfStream::start(head, data.len() as u64, &mut fetch).unwrap();
+    let mut reader = StackReader::new(0);
+    reader.count_dsos();
+    let mut visit = |perf: &PerfData<'_>, r: &pgolens::formats::perf::RecordAt<'_>| {
+        reader.record(perf, r, &symbolizer);
+        Ok(())
+    };
+    stream.feed(&data[usize::try_from(start).unwrap()..], &mut visit).unwrap();
+    stream.finish(&mut visit).unwrap();
+    let part = reader.into_part();
+    assert!(part.stacks.profile.sample_count() > 10 && part.stacks.profile.node_count() > 10);
+    let bytes = part.to_bytes();
+    let back = StacksPart::from_bytes(&bytes).unwrap();
+    assert!(format!("{:?}", back.stacks) == format!("{:?}", part.stacks), "the stacks read back");
+    assert_eq!(back.dsos.as_ref().unwrap().counts(), part.dsos.as_ref().unwrap().counts());
+    assert!(back.to_bytes() == bytes);
+    for len in 0..bytes.len() {
+        assert!(StacksPart::from_bytes(&bytes[..len]).is_err(), "cut at {len}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    let e = StacksPart::from_bytes(&longer).unwrap_err();
+    assert_eq!(e.location, pgolens::error::Location::Offset(bytes.len() as u64));
+    // Every byte flipped in turn: read or refused, never a panic.
+    let mut refused = 0;
+    for i in 0..bytes.len() {
+        let mut damaged = bytes.clone();
+        damaged[i] ^= 0xff;
+        refused += usize::from(StacksPart::from_bytes(&damaged).is_err());
+    }
+    assert!(refused > bytes.len() / 4, "{refused} of {}", bytes.len());
+    // The event count (the first word) claiming more events than bytes.
+    let mut absurd = bytes.clone();
+    absurd[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = StacksPart::from_bytes(&absurd).unwrap_err();
+    assert_eq!(e.location, pgolens::error::Location::Offset(0));
 }
 
 #[test]

@@ -45,6 +45,7 @@ mod ranks;
 mod relabel;
 mod times;
 mod transform;
+pub(crate) mod wire;
 
 pub use chart::StackChart;
 use intern::{frame_hash, IdTable, NodeTable};

@@ -73,6 +73,17 @@ struct LastDso {
 }
 
 impl DsoCount {
+    /// The samples of each DSO index of the machine, and whether a kernel map holds it.
+    pub fn counts(&self) -> &[(u64, bool)] {
+        &self.counts
+    }
+
+    /// Counts read back ([`DsoCount::counts`]), as a reader in another wasm
+    /// instance counted them.
+    pub fn of_counts(counts: Vec<(u64, bool)>) -> DsoCount {
+        DsoCount { counts, last: [None, None] }
+    }
+
     /// Adds the counts of `other`, counted over other samples of the same
     /// recording (the first part of it, read by another reader).
     pub fn add(&mut self, other: &DsoCount) {
