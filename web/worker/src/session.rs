@@ -45,6 +45,7 @@ use pgolens_protocol::{
 };
 
 pub use pgolens_protocol::Failure;
+pub use stream::FirstPart;
 
 use crate::bat::BatView;
 use crate::bolt::BoltView;

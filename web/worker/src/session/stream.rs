@@ -24,7 +24,7 @@ use pgolens::formats::bolt::yaml::{self, YamlStream};
 use pgolens::formats::perf::attr::sample_type;
 use pgolens::formats::perf::dsos::DsoUse;
 use pgolens::formats::perf::{self, Fetch, PerfData, PerfStream, Record};
-use pgolens::model::perf::{Addresses, PerfStacks, StackReader};
+use pgolens::model::perf::{Addresses, PerfStacks, StackReader, StacksPart};
 use pgolens::symbolize::Symbolizer;
 use pgolens::{Detection, Format, Node};
 use pgolens_protocol::{FileSummary, Opened, Request};
@@ -43,6 +43,13 @@ const HEAD: u64 = 4096;
 /// half behind). Not sooner: records wait up to two of perf's rounds for their
 /// turn, so the samples read lag the bytes fed.
 const ESTIMATE_AFTER: u64 = 16 << 20;
+
+/// Where a recording read in two parts is cut: this fraction of its records goes
+/// to the worker that reads the first part, as the other also replays them
+/// (natively, two threads of a 219 MB high-frequency recording finished together
+/// at about three fifths).
+const SPLIT_NUMERATOR: u64 = 3;
+const SPLIT_DENOMINATOR: u64 = 5;
 
 /// A file being streamed in.
 pub(super) enum Streaming {
@@ -66,6 +73,74 @@ pub(super) struct RecordStream {
     fed: u64,
     gathered: Gathered,
     estimated: bool,
+    /// Bytes fed when the samples began to be read (the room made for them is
+    /// guessed from those read after).
+    counted_from: u64,
+    /// Read in two parts ([`Session::stream_split`]): the file offset up to which
+    /// this stream replays the records (read by another worker), and that part once
+    /// handed over ([`Session::stream_join`]).
+    cut: Option<u64>,
+    first: Option<FirstRead>,
+}
+
+/// What the worker that read the first part of a recording hands over
+/// ([`FirstPart::end`], [`FirstRead::from_bytes`]).
+pub(super) struct FirstRead {
+    part: StacksPart,
+    times: Option<(u64, u64)>,
+}
+
+impl FirstRead {
+    /// A part from the bytes [`FirstPart::end`] gave: its samples' time range,
+    /// then its stacks ([`StacksPart::from_bytes`]).
+    fn from_bytes(bytes: &[u8]) -> Option<FirstRead> {
+        let word = |i: usize| bytes.get(i * 8..i * 8 + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+        let (timed, first, last) = (word(0)?, word(1)?, word(2)?);
+        let part = StacksPart::from_bytes(bytes.get(24..)?).ok()?;
+        Some(FirstRead { part, times: (timed != 0).then_some((first, last)) })
+    }
+}
+
+/// The first part of a recording read in two parts: its records up to the cut
+/// another worker replays them to ([`Session::stream_split`]), read by a helper
+/// worker as they stream in and handed over as bytes.
+pub struct FirstPart {
+    stream: PerfStream,
+    gathered: Gathered,
+}
+
+impl FirstPart {
+    /// Starts reading the first part of a recording of `len` bytes (`fetch` as for
+    /// [`Session::stream_start`]); returns it and the offset to feed it from (up to
+    /// the cut), or `None` when the file is no recording the stream reads.
+    pub fn start(len: u64, fetch: &mut Fetch<'_>) -> Option<(FirstPart, u64)> {
+        let head = fetch(0, len.min(HEAD), "the file's first bytes").ok()?;
+        let detection = pgolens::detect(&head).ok()?;
+        if !matches!(detection.format, Format::PerfData | Format::PerfDataPipe) {
+            return None;
+        }
+        let (stream, start) = PerfStream::start(&head, len, fetch).ok()?;
+        Some((FirstPart { stream, gathered: Gathered::new() }, start))
+    }
+
+    /// Feeds the next block (the last one ending at the cut); `false` when the
+    /// stream rejected the file.
+    pub fn feed(&mut self, block: &[u8]) -> bool {
+        let FirstPart { stream, gathered } = self;
+        stream.feed(block, &mut |perf, record| gathered.record(perf, record)).is_ok()
+    }
+
+    /// The part read, as bytes for [`Session::stream_join`].
+    pub fn end(self) -> Vec<u8> {
+        let Gathered { reader, times, .. } = self.gathered;
+        let mut out = Vec::new();
+        let (first, last) = times.unwrap_or_default();
+        for word in [u64::from(times.is_some()), first, last] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out.extend_from_slice(&reader.into_part().to_bytes());
+        out
+    }
 }
 
 /// What a recording's records give as they arrive in time order.
@@ -76,12 +151,31 @@ struct Gathered {
     samples: u64,
     /// The earliest and the latest sample time.
     times: Option<(u64, u64)>,
+    /// The records only move the reader's threads and maps ([`StackReader::replay`]).
+    replaying: bool,
 }
 
 impl Gathered {
+    fn new() -> Gathered {
+        let mut reader = StackReader::new(0);
+        reader.count_dsos();
+        Gathered { reader, unwinding: Symbolizer::new(), samples: 0, times: None, replaying: false }
+    }
+
+    /// Replays the records (`on`), or reads them; `stream` skips the samples while
+    /// they are replayed.
+    fn replay(&mut self, stream: &mut PerfStream, on: bool) {
+        self.replaying = on;
+        self.reader.replay(on);
+        stream.skip_samples(on);
+    }
+
     /// One record of the stream: its stacks, its samples counted and timed.
     fn record(&mut self, perf: &PerfData<'_>, record: &perf::RecordAt<'_>) -> pgolens::Result<()> {
         self.reader.record(perf, record, &self.unwinding);
+        if self.replaying {
+            return Ok(());
+        }
         if let Record::Sample(sample) = &record.record {
             self.samples = self.samples.saturating_add(1);
             if let Some(t) = sample.time {
@@ -116,18 +210,41 @@ struct Parts {
 impl RecordStream {
     /// See [`Session::feed`].
     fn feed(&mut self, block: &[u8]) -> bool {
+        // The replay ends at the cut, inside this block or at its start.
+        let at = self.records.0.saturating_add(self.fed);
+        if let Some(cut) = self.cut.filter(|_| self.gathered.replaying) {
+            if let Some(replayed) = cut.checked_sub(at).and_then(|k| usize::try_from(k).ok()) {
+                if replayed < block.len() || replayed == 0 {
+                    let (before, after) = block.split_at(replayed.min(block.len()));
+                    if !self.feed_read(before) {
+                        return false;
+                    }
+                    self.gathered.replay(&mut self.stream, false);
+                    self.counted_from = self.fed;
+                    return self.feed_read(after);
+                }
+            }
+        }
+        self.feed_read(block)
+    }
+
+    fn feed_read(&mut self, block: &[u8]) -> bool {
         let RecordStream { stream, gathered, .. } = self;
         if stream.feed(block, &mut |perf, record| gathered.record(perf, record)).is_err() {
             return false;
         }
         self.fed = self.fed.saturating_add(block.len() as u64);
-        let stream_len = self.records.1.saturating_sub(self.records.0);
-        if !self.estimated && self.fed >= ESTIMATE_AFTER.max(stream_len / 8) {
+        if self.gathered.replaying {
+            return true;
+        }
+        let stream_len = self.records.1.saturating_sub(self.records.0).saturating_sub(self.counted_from);
+        let fed = self.fed.saturating_sub(self.counted_from);
+        if !self.estimated && fed >= ESTIMATE_AFTER.max(stream_len / 8) {
             self.estimated = true;
-            let left = stream_len.saturating_sub(self.fed);
+            let left = stream_len.saturating_sub(fed);
             // The samples of the bytes left at the rate of those read, and a tenth more.
             let guess = u128::from(self.gathered.samples).saturating_mul(u128::from(left)).saturating_mul(11);
-            let guess = guess.checked_div(u128::from(self.fed).saturating_mul(10)).unwrap_or(0);
+            let guess = guess.checked_div(u128::from(fed).saturating_mul(10)).unwrap_or(0);
             self.gathered.reader.reserve_samples(usize::try_from(guess).unwrap_or(0));
         }
         true
@@ -135,9 +252,20 @@ impl RecordStream {
 
     /// See [`Session::stream_end`].
     fn end(self) -> Option<StreamedRecording> {
-        let RecordStream { detection, len, stream, mut gathered, .. } = self;
+        let RecordStream { detection, len, stream, mut gathered, cut, first, .. } = self;
+        // A stream read in two parts needs the first, and to have passed the cut.
+        if cut.is_some() && (first.is_none() || gathered.replaying) {
+            return None;
+        }
         let perf = stream.finish(&mut |perf, record| gathered.record(perf, record)).ok()?;
-        let Gathered { reader, times, .. } = gathered;
+        let Gathered { mut reader, mut times, .. } = gathered;
+        if let Some(FirstRead { part, times: first_times, .. }) = first {
+            reader.join(part);
+            times = match (first_times, times) {
+                (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+                (one, other) => one.or(other),
+            };
+        }
         let dsos = reader.dso_uses(&perf).unwrap_or_default();
         let stacks = reader.finish(&perf);
         Some(StreamedRecording { detection, len, perf, stacks, dsos, times })
@@ -166,18 +294,50 @@ impl Session {
         }
         // A header the stream cannot start from is read whole: the dump says why.
         let (stream, start) = PerfStream::start(&head, len, fetch).ok()?;
-        let mut reader = StackReader::new(0);
-        reader.count_dsos();
         self.streaming = Some(Streaming::Recording(Box::new(RecordStream {
             detection,
             len,
             stream,
             records: (start, len),
             fed: 0,
-            gathered: Gathered { reader, unwinding: Symbolizer::new(), samples: 0, times: None },
+            gathered: Gathered::new(),
             estimated: false,
+            counted_from: 0,
+            cut: None,
+            first: None,
         })));
         Some(start)
+    }
+
+    /// Reads the recording streaming in in two parts when its records take at least
+    /// `min` bytes and none was fed yet: returns the file offset of the cut. Another
+    /// worker reads the records up to it ([`FirstPart`]), while this one replays
+    /// them (threads and maps only: [`StackReader::replay`]) and reads the rest;
+    /// [`Session::stream_join`] hands the first part over before
+    /// [`Session::stream_end`].
+    pub fn stream_split(&mut self, min: u64) -> Option<u64> {
+        let Some(Streaming::Recording(s)) = &mut self.streaming else { return None };
+        let (start, end) = s.records;
+        let records = end.saturating_sub(start);
+        if s.fed > 0 || s.cut.is_some() || records < min.max(1) {
+            return None;
+        }
+        let cut = start.saturating_add(records / SPLIT_DENOMINATOR * SPLIT_NUMERATOR);
+        s.cut = Some(cut);
+        s.gathered.replay(&mut s.stream, true);
+        Some(cut)
+    }
+
+    /// Hands over the first part of a recording read in two parts ([`FirstPart::end`]'s
+    /// bytes). `false` when they cannot be read: the stream then fails at its end,
+    /// and the file is read whole.
+    pub fn stream_join(&mut self, bytes: &[u8]) -> bool {
+        let Some(Streaming::Recording(s)) = &mut self.streaming else { return false };
+        if s.cut.is_none() {
+            return false;
+        }
+        s.first = FirstRead::from_bytes(bytes);
+        s.first.is_some()
     }
 
     /// Feeds the next block of the file (the first at the offset

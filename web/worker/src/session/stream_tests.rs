@@ -4,7 +4,7 @@
 use pgolens_protocol::{Order, Reply, Request, SampleFilter, TableId, TableQuery};
 
 use super::tests::{corpus, session};
-use super::Session;
+use super::{FirstPart, Session};
 use crate::Sessions;
 
 /// The corpus files under `dirs` whose names end with one of `ends`.
@@ -126,6 +126,92 @@ fn a_recording_streamed_in_opens_as_when_read_whole() {
         }
     }
     assert!(streamed_count > 20, "{streamed_count}");
+}
+
+/// Opens `bytes` as the glue does a large recording, read by two workers: this
+/// session replays the records up to the cut it picks and reads the rest, while a
+/// [`FirstPart`] (the helper worker) reads up to the cut; its bytes (`handed`,
+/// which may damage them) are joined before the end. `None` when the session does
+/// not stream the file; else whether the stream ended, and the session.
+fn glue_open_in_two(
+    name: &str,
+    bytes: &[u8],
+    block: usize,
+    handed: impl FnOnce(Vec<u8>) -> Vec<u8>,
+) -> Option<(bool, Session)> {
+    let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
+    let mut fetch = |at: u64, len: u64, what: &'static str| {
+        let slice = bytes.get(at as usize..(at + len) as usize);
+        slice.map(<[u8]>::to_vec).ok_or(pgolens::Error::eof(at, what))
+    };
+    let start = s.stream_start(bytes.len() as u64, &mut fetch)? as usize;
+    let cut = s.stream_split(0).unwrap() as usize;
+    assert!(start < cut && cut < bytes.len());
+    let (mut first, first_start) = FirstPart::start(bytes.len() as u64, &mut fetch).unwrap();
+    assert_eq!(first_start as usize, start);
+    let first_read = bytes[start..cut].chunks(block).all(|b| first.feed(b));
+    let fed = bytes[start..].chunks(block).all(|b| s.feed(b));
+    let joined = first_read && s.stream_join(&handed(first.end()));
+    Some((fed && joined && s.stream_end(), s))
+}
+
+#[test]
+fn a_recording_read_by_two_workers_opens_as_when_streamed_by_one() {
+    let mut checked = 0;
+    for (name, bytes) in recordings() {
+        let (true, mut one) = glue_open(&name, &bytes, 4096) else { continue };
+        let one_opened = one.finish().unwrap();
+        for block in [4096, 1 << 20] {
+            let (ended, mut two) = glue_open_in_two(&name, &bytes, block, |b| b).unwrap();
+            assert!(ended, "{name}");
+            let opened = two.finish().unwrap();
+            assert_eq!(opened.summary, one_opened.summary, "{name}");
+            // The dump's root holds a pipe recording's sample time range.
+            assert_eq!(opened.root, one_opened.root, "{name}");
+            if one.stack_profile().is_none() {
+                continue;
+            }
+            for inverted in [false, true] {
+                assert_eq!(
+                    two.flame(&all(), inverted, Order::Alphabetical).unwrap(),
+                    one.flame(&all(), inverted, Order::Alphabetical).unwrap(),
+                    "{name}"
+                );
+            }
+            assert_eq!(two.frame_names().unwrap(), one.frame_names().unwrap(), "{name}");
+            assert_eq!(two.recording_dsos().unwrap(), one.recording_dsos().unwrap(), "{name}");
+            checked += usize::from(block == 4096);
+        }
+    }
+    assert!(checked > 20, "{checked}");
+}
+
+#[test]
+fn a_first_part_lost_or_damaged_makes_the_recording_read_whole() {
+    let bytes = corpus("bolt-perf/cprog/cprog.fp.perf.data");
+    let (_, mut whole) = glue_open("cprog.fp.perf.data", &bytes, 4096);
+    let whole = whole.finish().unwrap();
+    let cases: [(&str, fn(Vec<u8>) -> Vec<u8>); 3] = [
+        ("cut short", |mut b| {
+            b.truncate(b.len() / 2);
+            b
+        }),
+        ("an absurd event count", |mut b| {
+            b[24..28].copy_from_slice(&u32::MAX.to_le_bytes());
+            b
+        }),
+        ("one byte more", |mut b| {
+            b.push(0);
+            b
+        }),
+    ];
+    for (what, damage) in cases {
+        let (ended, mut s) = glue_open_in_two("cprog.fp.perf.data", &bytes, 4096, damage).unwrap();
+        assert!(!ended, "{what}");
+        // The glue then reads the file whole: the same views.
+        s.slot(bytes.len()).unwrap().copy_from_slice(&bytes);
+        assert_eq!(s.finish().unwrap().summary, whole.summary, "{what}");
+    }
 }
 
 #[test]
