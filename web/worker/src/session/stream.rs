@@ -94,8 +94,8 @@ impl FirstRead {
     /// A part from the bytes [`FirstPart::end`] gave: its samples' time range,
     /// then its stacks ([`StacksPart::from_bytes`]).
     fn from_bytes(bytes: &[u8]) -> Option<FirstRead> {
-        let word = |i: usize| bytes.get(i * 8..i * 8 + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
-        let (timed, first, last) = (word(0)?, word(1)?, word(2)?);
+        let mut words = bytes.chunks_exact(8).filter_map(|w| w.try_into().ok()).map(u64::from_le_bytes);
+        let (timed, first, last) = (words.next()?, words.next()?, words.next()?);
         let part = StacksPart::from_bytes(bytes.get(24..)?).ok()?;
         Some(FirstRead { part, times: (timed != 0).then_some((first, last)) })
     }
@@ -322,7 +322,7 @@ impl Session {
         if s.fed > 0 || s.cut.is_some() || records < min.max(1) {
             return None;
         }
-        let cut = start.saturating_add(records / SPLIT_DENOMINATOR * SPLIT_NUMERATOR);
+        let cut = start.saturating_add((records / SPLIT_DENOMINATOR).saturating_mul(SPLIT_NUMERATOR));
         s.cut = Some(cut);
         s.gathered.replay(&mut s.stream, true);
         Some(cut)

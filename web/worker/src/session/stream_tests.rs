@@ -191,7 +191,8 @@ fn a_first_part_lost_or_damaged_makes_the_recording_read_whole() {
     let bytes = corpus("bolt-perf/cprog/cprog.fp.perf.data");
     let (_, mut whole) = glue_open("cprog.fp.perf.data", &bytes, 4096);
     let whole = whole.finish().unwrap();
-    let cases: [(&str, fn(Vec<u8>) -> Vec<u8>); 3] = [
+    type Damage = fn(Vec<u8>) -> Vec<u8>;
+    let cases: [(&str, Damage); 3] = [
         ("cut short", |mut b| {
             b.truncate(b.len() / 2);
             b
