@@ -23,8 +23,10 @@ import { launch, serve } from '../lib/harness.mjs';
 import { watchMemory } from '../lib/memory.mjs';
 
 const [perfData, ...binaries] = process.argv.slice(2);
-// SKIP_SPEEDSCOPE=1 measures pgolens alone.
+// SKIP_SPEEDSCOPE=1 measures pgolens alone. QUERY='?split-above=0' opens pgolens
+// with that query (here: the recording read by two workers).
 const skipSpeedscope = Boolean(process.env.SKIP_SPEEDSCOPE);
+const query = process.env.QUERY ?? '';
 if (!perfData) {
   console.error('usage: node tests/bench/perf-flame.mjs PERF.DATA [BINARY...]');
   process.exit(2);
@@ -83,7 +85,7 @@ const framesLater = (page) =>
 
 async function pgolens(browser, url) {
   const page = await browser.context.newPage();
-  await page.goto(url);
+  await page.goto(url + query);
   await page.locator('[role=status]').filter({ hasText: 'instrprof-raw' }).waitFor({ timeout: 30000 });
   return withPeakMemory(async () => {
     const start = await pageClock(page);

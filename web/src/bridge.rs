@@ -17,6 +17,15 @@ use crate::app::Action;
 /// Where the build puts the worker's module, relative to the page.
 const WORKER_URL: &str = "./worker/worker.js";
 
+/// The page's `split-above` parameter, passed on to the worker: the size of record
+/// stream from which a recording is read by two workers (`?split-above=0` reads
+/// every one so, as the browser tests do to reach that path with small files).
+fn split_above() -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    let value = search.trim_start_matches('?').split('&').find_map(|p| p.strip_prefix("split-above="))?;
+    value.bytes().all(|b| b.is_ascii_digit()).then(|| value.to_string()).filter(|v| !v.is_empty())
+}
+
 /// The worker's script and its type: [`WORKER_URL`], a module, unless the page's boot
 /// script set another on `#app`: `data-worker` (a URL) and `data-worker-type`
 /// (`classic` or `module`). A self-contained page makes its worker a classic script
@@ -29,8 +38,16 @@ fn worker_script() -> (String, WorkerType) {
             let classic = attribute("data-worker-type").as_deref() == Some("classic");
             (url, if classic { WorkerType::Classic } else { WorkerType::Module })
         }
-        None => (WORKER_URL.to_string(), WorkerType::Module),
+        None => match split_above() {
+            Some(bytes) => (worker_url_splitting(&bytes), WorkerType::Module),
+            None => (WORKER_URL.to_string(), WorkerType::Module),
+        },
     }
+}
+
+/// [`WORKER_URL`] with the page's `split-above`.
+fn worker_url_splitting(split_above: &str) -> String {
+    format!("{WORKER_URL}?split-above={split_above}")
 }
 
 pub struct Bridge {

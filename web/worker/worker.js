@@ -20,16 +20,37 @@
 // An open is the array [OpenFile, file]: file is a File/Blob (a handle: structured
 // clone does not copy its contents) or the demo's ArrayBuffer (transferred).
 
-import init, { Worker } from './pgolens_worker.js';
+import init, { FirstPartReader, Worker } from './pgolens_worker.js';
 
 // The wasm next to this file, or, in a self-contained page (web/pack.js), where no
 // file is next to it, the bytes (or a promise of them) its boot script handed over as
 // self.pgolensWasm before this module ran.
 const wasmSource = self.pgolensWasm ?? new URL('./pgolens_worker_bg.wasm', import.meta.url);
-const ready = init({ module_or_path: wasmSource }).then((wasm) => ({
-  memory: wasm.memory,
-  worker: new Worker(),
-}));
+// A helper (see SPLIT_ABOVE) is this script at `worker.js?helper`: it is handed the
+// compiled module with its first message, instead of compiling it again (a quarter
+// of a second on two cores).
+const HELPER = new URL(import.meta.url).searchParams.has('helper');
+// The compiled module, kept to hand to helpers (none in a self-contained page).
+const compiled =
+  HELPER || self.pgolensWasm !== undefined ? Promise.resolve(undefined) : WebAssembly.compileStreaming(fetch(wasmSource)).catch(() => undefined);
+const ready = HELPER
+  ? null
+  : compiled.then(async (module) => {
+      const wasm = await init({ module_or_path: module ?? wasmSource });
+      return { memory: wasm.memory, worker: new Worker(), module };
+    });
+
+// A recording whose records take at least this many bytes is read by two workers
+// at once: this one, and a helper started for it (this same script) that reads the
+// records up to a cut, while this one replays them (threads and maps only) and
+// reads the rest; the helper hands its part over as bytes (see `Worker.stream_split`).
+// Off unless the page is opened with `?split-above=BYTES` (passed on in this
+// script's URL): on two cores it was slower (the 219 MB high-frequency recording
+// decoded in 1.35 s, not 1.15-1.2 s: both workers and the browser's reading of the
+// file share the cores; README, "Two decoding workers"). Never in a self-contained
+// page, whose worker has no URL a helper could start from (nor a compiled module
+// to hand it).
+const SPLIT_ABOVE = Number(new URL(import.meta.url).searchParams.get('split-above') ?? Infinity);
 
 // Post read progress at most this often (bytes, or 1% of the file).
 const PROGRESS_STEP = 4 << 20;
@@ -44,10 +65,15 @@ const reading = new Map();
 
 self.onmessage = async (event) => {
   const msg = event.data;
-  const { worker, memory } = await ready;
+  if (HELPER) {
+    await init({ module_or_path: msg.module });
+    await readFirstPart(msg.file, msg.cut);
+    return;
+  }
+  const { worker, memory, module } = await ready;
   try {
     if (Array.isArray(msg) && Array.isArray(msg[1])) await folder(worker, memory, msg[0], msg[1]);
-    else if (Array.isArray(msg)) await open(worker, memory, msg[0], msg[1]);
+    else if (Array.isArray(msg)) await open(worker, memory, module, msg[0], msg[1]);
     else await request(worker, memory, msg);
   } catch (e) {
     // A trap means a bug in the decoders, not a bad file: say so plainly.
@@ -150,7 +176,7 @@ function readAgain(worker, memory, doc) {
   return reading.get(doc);
 }
 
-async function open(worker, memory, header, file) {
+async function open(worker, memory, module, header, file) {
   const total = file instanceof ArrayBuffer ? file.byteLength : file.size;
   const doc = worker.open(header, total);
   if (doc === undefined) return;
@@ -171,11 +197,24 @@ async function open(worker, memory, header, file) {
   whole ||= first === undefined;
   if (!whole) {
     streamed.set(doc, file);
-    for await (const block of readChunks(file.slice(first))) {
-      const fed = worker.feed(doc, block);
-      if (fed === 0) return; // closed (the loop ends the reader)
-      if (fed === 2) break;
-      progress(block.length);
+    const cut = module && Number.isFinite(SPLIT_ABOVE) ? worker.stream_split(doc, SPLIT_ABOVE) : undefined;
+    const helper = cut === undefined ? null : firstPartHelper(module, file, cut);
+    try {
+      let rejected = false;
+      for await (const block of readChunks(file.slice(first))) {
+        const fed = worker.feed(doc, block);
+        if (fed === 0) return; // closed (the loop ends the reader)
+        if ((rejected = fed === 2)) break;
+        progress(block.length);
+      }
+      // A part that does not come (the helper failed) fails the stream's end: the
+      // file is then read whole.
+      const part = helper && !rejected && (await helper.part);
+      if (helper && !rejected && !(part && worker.stream_join(doc, part))) {
+        console.warn('pgolens: the first part of the recording did not come; reading it whole');
+      }
+    } finally {
+      helper?.stop();
     }
     whole = !worker.stream_end(doc);
     if (whole) {
@@ -263,6 +302,51 @@ async function folder(worker, memory, header, files, again = false) {
   } finally {
     worker.folder_finish();
   }
+}
+
+// A helper worker reading the records of `file` up to `cut`: { part, a promise of
+// the bytes it hands over (null if it fails), stop() }.
+function firstPartHelper(module, file, cut) {
+  let helper;
+  try {
+    const url = new URL(import.meta.url);
+    url.searchParams.set('helper', '');
+    helper = new globalThis.Worker(url, { type: 'module' });
+  } catch (e) {
+    console.warn('pgolens: no helper worker', e);
+    return { part: Promise.resolve(null), stop() {} };
+  }
+  const part = new Promise((resolve) => {
+    helper.onmessage = (event) => resolve(event.data?.part instanceof Uint8Array ? event.data.part : null);
+    helper.onerror = (event) => {
+      console.warn('pgolens: the helper worker failed', event.message);
+      resolve(null);
+    };
+    helper.onmessageerror = () => resolve(null);
+  });
+  helper.postMessage({ module, file, cut });
+  return { part, stop: () => helper.terminate() };
+}
+
+// In a helper worker: reads the records of `file` up to `cut` and posts them as
+// the bytes `Worker.stream_join` takes (or null).
+async function readFirstPart(file, cut) {
+  let part = null;
+  try {
+    const reader = new FirstPartReader(file.size, (at, len) => readSlice(file, at, len));
+    const start = reader.start();
+    let fed = start !== undefined;
+    if (fed) {
+      for await (const block of readChunks(file.slice(start, cut))) {
+        if (!(fed = reader.feed(block))) break;
+      }
+    }
+    part = fed ? (reader.end() ?? null) : null;
+    reader.free();
+  } catch (e) {
+    console.warn('pgolens: the first part could not be read', e);
+  }
+  self.postMessage({ part }, part ? [part.buffer] : []);
 }
 
 // `len` bytes at `at` of a File, read synchronously (a worker may): what wasm asks

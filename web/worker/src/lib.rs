@@ -331,8 +331,57 @@ mod wasm {
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
 
-    use crate::session::Session;
+    use crate::session::{FirstPart, Session};
     use crate::{message, Sessions};
+
+    /// Reads `len` bytes of the file at `at` through the glue's `fetch(offset, len)`
+    /// (a `Uint8Array`, read synchronously).
+    fn fetched(fetch: &js_sys::Function, at: u64, len: u64, expected: &'static str) -> pgolens::Result<Vec<u8>> {
+        let bytes = fetch.call2(&JsValue::NULL, &JsValue::from(at as f64), &JsValue::from(len as f64));
+        let bytes = bytes.ok().and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok());
+        match bytes.map(|b| b.to_vec()) {
+            Some(bytes) if bytes.len() as u64 == len => Ok(bytes),
+            _ => Err(pgolens::Error::eof(at, expected)),
+        }
+    }
+
+    /// The first part of a recording read by two workers, in the helper worker
+    /// ([`FirstPart`]): its records up to the cut the other worker picked
+    /// ([`Worker::stream_split`]), handed over as bytes ([`Worker::stream_join`]).
+    #[wasm_bindgen]
+    pub struct FirstPartReader {
+        part: Option<FirstPart>,
+        start: Option<f64>,
+    }
+
+    #[wasm_bindgen]
+    impl FirstPartReader {
+        /// Starts reading a recording of `size` bytes; `fetch` as for [`Worker::stream_start`].
+        #[wasm_bindgen(constructor)]
+        pub fn new(size: f64, fetch: &js_sys::Function) -> FirstPartReader {
+            let mut read = |at: u64, len: u64, expected: &'static str| fetched(fetch, at, len, expected);
+            match FirstPart::start(offset(size), &mut read) {
+                Some((part, start)) => FirstPartReader { part: Some(part), start: Some(start as f64) },
+                None => FirstPartReader { part: None, start: None },
+            }
+        }
+
+        /// The offset to feed the records from (up to the cut), or nothing when the
+        /// file is no recording the stream reads.
+        pub fn start(&self) -> Option<f64> {
+            self.start
+        }
+
+        /// Feeds the next block; `false` when the stream rejected the file.
+        pub fn feed(&mut self, block: &[u8]) -> bool {
+            self.part.as_mut().is_some_and(|p| p.feed(block))
+        }
+
+        /// The part read, once every block up to the cut was fed.
+        pub fn end(&mut self) -> Option<Vec<u8>> {
+            self.part.take().map(FirstPart::end)
+        }
+    }
 
     /// Posts `msg` to the page, its bulk arrays transferred.
     fn post(msg: &FromWorker) {
@@ -406,16 +455,23 @@ mod wasm {
         /// Returns the offset to feed it from ([`Worker::feed`]), or nothing: read it
         /// whole into [`Worker::slot`]s.
         pub fn stream_start(&mut self, doc: DocId, size: f64, fetch: &js_sys::Function) -> Option<f64> {
-            let mut read = |at: u64, len: u64, expected: &'static str| -> pgolens::Result<Vec<u8>> {
-                let bytes = fetch.call2(&JsValue::NULL, &JsValue::from(at as f64), &JsValue::from(len as f64));
-                let bytes = bytes.ok().and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok());
-                match bytes.map(|b| b.to_vec()) {
-                    Some(bytes) if bytes.len() as u64 == len => Ok(bytes),
-                    _ => Err(pgolens::Error::eof(at, expected)),
-                }
-            };
+            let mut read = |at: u64, len: u64, expected: &'static str| fetched(fetch, at, len, expected);
             let session = self.0.get_mut(doc).ok()?;
             session.stream_start(offset(size), &mut read).map(|start| start as f64)
+        }
+
+        /// Reads `doc`, a recording whose records take at least `min` bytes, in two
+        /// parts ([`Session::stream_split`]): returns the offset of the cut, up to
+        /// which a helper worker's [`FirstPartReader`] reads it. Nothing: read alone.
+        pub fn stream_split(&mut self, doc: DocId, min: f64) -> Option<f64> {
+            let session = self.0.get_mut(doc).ok()?;
+            session.stream_split(offset(min)).map(|cut| cut as f64)
+        }
+
+        /// Hands over the first part of `doc` ([`FirstPartReader::end`]'s bytes);
+        /// `false` when they cannot be read (the stream then fails at its end).
+        pub fn stream_join(&mut self, doc: DocId, part: &[u8]) -> bool {
+            self.0.get_mut(doc).is_ok_and(|session| session.stream_join(part))
         }
 
         /// Feeds `doc`'s next block: 1 to go on, 2 when the stream rejected the file
