@@ -218,21 +218,28 @@ pub fn perf(data: &[u8]) {
     });
 }
 
-/// The records of a perf.data streamed in chunks of `chunk` bytes: (offset, type).
-fn streamed_records(data: &[u8], chunk: usize) -> pgolens::Result<Vec<(u64, u32)>> {
+/// A stream of a perf.data whose other parts are read from `data`, and the bytes
+/// of its record stream, to be fed.
+fn stream_of(data: &[u8]) -> pgolens::Result<(PerfStream, &[u8])> {
     let mut fetch = |offset: u64, len: u64, expected: &'static str| {
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
         let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
         data.get(start..end).map(<[u8]>::to_vec).ok_or(pgolens::Error::invalid(0, expected, offset))
     };
     let head = data.get(..data.len().min(104)).unwrap_or_default();
-    let (mut stream, start) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
+    let (stream, start) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
+    Ok((stream, data.get(usize::try_from(start).unwrap_or(usize::MAX)..).unwrap_or_default()))
+}
+
+/// The records of a perf.data streamed in chunks of `chunk` bytes: (offset, type).
+fn streamed_records(data: &[u8], chunk: usize) -> pgolens::Result<Vec<(u64, u32)>> {
+    let (mut stream, records) = stream_of(data)?;
     let mut out = Vec::new();
     let mut visit = |_: &PerfData<'_>, r: &pgolens::formats::perf::RecordAt<'_>| {
         out.push((r.offset, r.header.kind));
         Ok(())
     };
-    for piece in data.get(usize::try_from(start).unwrap_or(usize::MAX)..).unwrap_or_default().chunks(chunk) {
+    for piece in records.chunks(chunk) {
         stream.feed(piece, &mut visit)?;
     }
     stream.finish(&mut visit)?;
@@ -244,14 +251,7 @@ fn streamed_records(data: &[u8], chunk: usize) -> pgolens::Result<Vec<(u64, u32)
 /// record stream were fed ([`StackReader::join`]).
 fn streamed_stacks(data: &[u8], cut: Option<usize>) -> pgolens::Result<(String, Vec<DsoUse>)> {
     let symbolizer = Symbolizer::new();
-    let mut fetch = |offset: u64, len: u64, expected: &'static str| {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
-        data.get(start..end).map(<[u8]>::to_vec).ok_or(pgolens::Error::invalid(0, expected, offset))
-    };
-    let head = data.get(..data.len().min(104)).unwrap_or_default();
-    let (mut stream, start) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
-    let records = data.get(usize::try_from(start).unwrap_or(usize::MAX)..).unwrap_or_default();
+    let (mut stream, records) = stream_of(data)?;
     let (before, after) = records.split_at(cut.unwrap_or(0).min(records.len()));
     let mut reader = StackReader::new(0);
     reader.count_dsos();
@@ -271,7 +271,7 @@ fn streamed_stacks(data: &[u8], cut: Option<usize>) -> pgolens::Result<(String, 
     }
     let mut first = None;
     if cut.is_some() {
-        let (mut first_stream, _) = PerfStream::start(head, data.len() as u64, &mut fetch)?;
+        let (mut first_stream, _) = stream_of(data)?;
         let mut part = StackReader::new(0);
         part.count_dsos();
         feed(&mut first_stream, before, &mut part, &symbolizer)?;
