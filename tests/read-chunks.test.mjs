@@ -13,10 +13,13 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
 const source = await readFile(new URL('../web/worker/worker.js', import.meta.url), 'utf8');
-const imported = /^import (\w+), \{ Worker \} from '\.\/pgolens_worker\.js';$/m;
+const imported = /^import (\w+), \{([^}]*)\} from '\.\/pgolens_worker\.js';$/m;
 assert.match(source, imported);
 const body = source
-  .replace(imported, (_, name) => `const ${name} = () => new Promise(() => {}); const Worker = class {};`)
+  .replace(imported, (_, name, named) => {
+    const classes = named.split(',').map((n) => `const ${n.trim()} = class {};`);
+    return `const ${name} = () => new Promise(() => {}); ${classes.join(' ')}`;
+  })
   .replace(/\bimport\.meta\.url\b/g, "'file:///worker.js'");
 const { readChunks } = new Function('self', `${body}\nreturn { readChunks };`)({});
 
