@@ -339,10 +339,13 @@ impl<'s> StackReader<'s> {
         let Some(&event) = events.get(sample.event) else { return };
         // Most samples repeat a call chain seen before: find its leaf node by the raw
         // chain (and the address space it is resolved in), and resolve only new ones.
+        // With the address spaces' generations (a chain seen before a map was
+        // added there may lie elsewhere now), folded into the two words the key
+        // begins with, so that short chains keep their room.
         let key = &mut self.key;
         key.clear();
-        key.push(maps.map_or(u64::MAX, |m| m as u64));
-        key.push(u64::from(sample.cpumode()));
+        key.push(space_key(maps, false, machine));
+        key.push(u64::from(sample.cpumode()) | machine.generation(None) << 16);
         match sample.callchain {
             Some(chain) => key.extend(chain.iter()),
             None => key.push(sample.ip.unwrap_or(0)),
@@ -503,6 +506,18 @@ fn leaf_of(profile: &mut StackProfile, stack: &[FrameId], last: &mut Vec<(FrameI
     Some(node)
 }
 
+/// An address space (`maps`, or the kernel's) and its generation in one word, for
+/// the caches' keys: answers found before a map was added there are not reused
+/// (the generation would wrap only after 2^32 maps added to one address space).
+fn space_key(maps: Option<usize>, kernel: bool, machine: &Machine) -> u64 {
+    let space = match (kernel, maps) {
+        (true, _) => u32::MAX,
+        (false, None) => u32::MAX - 1,
+        (false, Some(m)) => u32::try_from(m).unwrap_or(u32::MAX - 2),
+    };
+    u64::from(space) | machine.generation(if kernel { None } else { maps }) << 32
+}
+
 /// Separates a chain from the addresses unwound from its stack copy in a cache key.
 const UNWOUND: u64 = u64::MAX;
 
@@ -510,7 +525,8 @@ const UNWOUND: u64 = u64::MAX;
 /// as a B-tree, its lookups were a tenth of the decode of a recording with a
 /// million distinct call chains.)
 struct Resolver<'s> {
-    cache: HashMap<(usize, u16, u64), FrameId>,
+    /// By address space and its generation ([`space_key`]), cpumode and address.
+    cache: HashMap<(u64, u16, u64), FrameId>,
     /// [`Addresses::dsos`] by path and build id.
     dso_index: BTreeMap<(String, Option<Vec<u8>>), u32>,
     unwinder: Unwinder<'s>,
@@ -592,7 +608,10 @@ impl<'s> Resolver<'s> {
         address: u64,
     ) -> FrameId {
         let kernel = matches!(cpumode, misc::KERNEL | misc::GUEST_KERNEL);
-        let key = (if kernel { usize::MAX } else { maps.unwrap_or(usize::MAX - 1) }, cpumode, address);
+        // An address resolves as it did while its address space gained no map: the
+        // space and its generation in one word, as in the chain cache's key.
+        let space = if kernel { None } else { maps };
+        let key = (space_key(space, kernel, machine), cpumode, address);
         if let Some(&id) = self.cache.get(&key) {
             return id;
         }
@@ -853,6 +872,85 @@ fn slot_of(hash: u64) -> usize {
 mod tests {
     #![allow(clippy::cast_possible_truncation)]
     use super::*;
+
+    /// Maps one process's `[addr, addr + len)` to `name`.
+    fn mmap(addr: u64, len: u64, name: &'static [u8]) -> RecordAt<'static> {
+        use crate::formats::perf::record::{Mmap, MmapFile};
+        let mmap = Mmap {
+            pid: 7,
+            tid: 7,
+            addr,
+            len,
+            pgoff: 0,
+            file: MmapFile::None,
+            prot: Some(5),
+            flags: Some(2),
+            filename: name,
+        };
+        let misc = if name.starts_with(b"[kernel") { misc::KERNEL } else { misc::USER };
+        record_at(10, misc, Record::Mmap(mmap))
+    }
+
+    /// A sample of process 7 at `ip`, with `callers` (innermost first) when given.
+    fn sample(ip: u64, chain: Option<&'static [u8]>) -> RecordAt<'static> {
+        let callchain = chain.map(|bytes| sample::U64s { bytes, endian: crate::read::Endian::Little });
+        let misc = if ip >> 63 == 1 { misc::KERNEL } else { misc::USER };
+        let s = Sample { pid: Some(7), tid: Some(7), ip: Some(ip), misc, callchain, ..Sample::default() };
+        record_at(9, misc, Record::Sample(s))
+    }
+
+    fn record_at(kind: u32, misc: u16, record: Record<'static>) -> RecordAt<'static> {
+        use crate::formats::perf::record::RecordHeader;
+        use crate::formats::perf::sample::SampleId;
+        RecordAt { offset: 0, header: RecordHeader { kind, misc, size: 0 }, sample_id: SampleId::default(), record }
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn an_address_is_named_by_the_map_that_held_it_when_sampled() {
+        // A recording only for its event.
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/");
+        let data = std::fs::read(alloc::format!("{root}bolt-perf/cprog/cprog.pipe.perf.data")).unwrap();
+        let perf = PerfData::parse(&data).unwrap();
+        let symbolizer = Symbolizer::new();
+        let mut reader = StackReader::new(0);
+        // 0x2800 in a.so, then in b.so mapped over a.so's middle; alone and called
+        // from 0x1800 (still a.so's).
+        const CHAIN: &[u8] = &[0x00, 0x28, 0, 0, 0, 0, 0, 0, 0x00, 0x18, 0, 0, 0, 0, 0, 0];
+        // A kernel address before the kernel's map came, then after.
+        const KERNEL: u64 = 0xffff_ffff_8100_0000;
+        for record in [
+            mmap(0x1000, 0x4000, b"/a.so"),
+            sample(0x2800, None),
+            sample(0x2800, Some(CHAIN)),
+            sample(KERNEL, None),
+            mmap(KERNEL, 0x10_0000, b"[kernel.kallsyms]_text"),
+            sample(KERNEL, None),
+            mmap(0x2000, 0x1000, b"/b.so"),
+            sample(0x2800, None),
+            sample(0x2800, Some(CHAIN)),
+        ] {
+            reader.record(&perf, &record, &symbolizer);
+        }
+        let stacks = reader.finish(&perf);
+        let tree = stacks.profile.call_tree(&crate::model::stacks::Filter::default());
+        let mut leaves: BTreeMap<&str, u64> = BTreeMap::new();
+        for n in tree.nodes.iter().filter(|n| n.self_weight > 0) {
+            let name = stacks.profile.frame_info(n.frame).map_or("?", |f| f.name.as_str());
+            *leaves.entry(name).or_default() += n.self_weight;
+        }
+        let leaves: Vec<(&str, u64)> = leaves.into_iter().collect();
+        assert_eq!(
+            leaves,
+            [
+                ("0xffffffff81000000", 1),
+                ("[kernel.kallsyms]+0xffffffff81000000", 1),
+                ("a.so+0x1800", 2),
+                ("b.so+0x800", 2)
+            ],
+            "a.so's before b.so was mapped, b.so's after; the kernel's likewise"
+        );
+    }
 
     /// A chain of the table (longer than a short chain).
     fn chain(i: u64) -> [u64; RECENT_WORDS + 1] {

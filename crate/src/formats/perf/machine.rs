@@ -113,6 +113,8 @@ pub struct Resolved<'m> {
 #[derive(Clone, Debug, Default)]
 pub struct Maps {
     maps: Vec<Map>,
+    /// How many maps were inserted ([`Machine::generation`]).
+    generation: u64,
 }
 
 impl Maps {
@@ -130,6 +132,7 @@ impl Maps {
     /// (perf's `maps__fixup_overlappings`: the parts before and after survive, the
     /// part after with its file offset moved along).
     fn insert(&mut self, map: Map) {
+        self.generation = self.generation.wrapping_add(1);
         // Maps are disjoint and sorted, so their ends are sorted too.
         let first = self.maps.partition_point(|m| m.end <= map.start);
         let last = self.maps.partition_point(|m| m.start < map.end).max(first);
@@ -213,6 +216,8 @@ pub struct Machine {
     threads: Threads,
     maps: Vec<Maps>,
     kernel: Vec<Map>,
+    /// How many kernel maps were added ([`Machine::generation`]).
+    kernel_generation: u64,
     dsos: Vec<Dso>,
     dso_index: BTreeMap<Vec<u8>, usize>,
     /// Records applied that may change a map ([`Machine::changes`]).
@@ -227,6 +232,7 @@ impl Machine {
             threads: Threads::default(),
             maps: Vec::new(),
             kernel: Vec::new(),
+            kernel_generation: 0,
             dsos: Vec::new(),
             dso_index: BTreeMap::new(),
             changes: 0,
@@ -354,6 +360,16 @@ impl Machine {
         self.changes
     }
 
+    /// How many maps were added to the address space `maps` (`None`: the kernel's):
+    /// an address resolves there as it did while this stays. Unlike
+    /// [`Machine::changes`], one process's maps do not move another's.
+    pub fn generation(&self, maps: Option<usize>) -> u64 {
+        match maps {
+            Some(i) => self.maps.get(i).map_or(0, |m| m.generation),
+            None => self.kernel_generation,
+        }
+    }
+
     /// perf's `map_ip` for `addr` in the user maps of the address space `maps`,
     /// or `None` when no user map holds it. The one lookup `perf script` makes
     /// per call-chain frame, kept cheap.
@@ -451,6 +467,7 @@ impl Machine {
         if cpumode == misc::KERNEL {
             let dso = self.dso(name);
             self.set_build_id(dso, &mmap.file);
+            self.kernel_generation = self.kernel_generation.wrapping_add(1);
             self.kernel.push(Map { start: mmap.addr, end, pgoff: mmap.pgoff, kind: MapKind::Kernel, dso });
             return;
         }
