@@ -227,9 +227,15 @@ impl<'s> StackReader<'s> {
         let Record::Sample(sample) = &record.record else { return };
         let profile = &mut self.stacks.profile;
         // Registered on the first sample, replayed or not: a pipe recording's later
-        // records may name its events otherwise.
+        // records may name its events otherwise. An event added after it (a
+        // HEADER_ATTR among the records) is registered with its first sample, as
+        // a recording read whole registers every event.
         let events =
             self.events.get_or_insert_with(|| perf.events.iter().map(|e| profile.add_event(&e.name)).collect());
+        if sample.event >= events.len() {
+            let added = perf.events.get(events.len()..).unwrap_or_default();
+            events.extend(added.iter().map(|e| profile.add_event(&e.name)));
+        }
         if self.replaying {
             return;
         }
@@ -852,6 +858,34 @@ mod tests {
             ],
             "a.so's before b.so was mapped, b.so's after; the kernel's likewise"
         );
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn an_event_added_after_the_first_sample_keeps_its_samples() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/");
+        let data = std::fs::read(alloc::format!("{root}bolt-perf/cprog/cprog.pipe.perf.data")).unwrap();
+        let mut perf = PerfData::parse(&data).unwrap();
+        perf.events.truncate(1);
+        let symbolizer = Symbolizer::new();
+        let mut reader = StackReader::new(0);
+        reader.record(&perf, &mmap(0x1000, 0x4000, b"/a.so"), &symbolizer);
+        reader.record(&perf, &sample(0x1800, None), &symbolizer);
+        // A second event comes (as a HEADER_ATTR adds it), then a sample of it.
+        let mut added = perf.events[0].clone();
+        added.name = "instructions".into();
+        perf.events.push(added);
+        let mut of_added = sample(0x2800, None);
+        if let Record::Sample(s) = &mut of_added.record {
+            s.event = 1;
+        }
+        reader.record(&perf, &of_added, &symbolizer);
+        let stacks = reader.finish(&perf);
+        let first = perf.events[0].name.clone();
+        assert_eq!(stacks.profile.events(), [first, "instructions".into()]);
+        assert_eq!(stacks.profile.sample_count(), 2);
+        let filter = crate::model::stacks::Filter { event: 1, ..Default::default() };
+        assert_eq!(stacks.profile.call_tree(&filter).total(), 1);
     }
 
     /// A chain of the table (longer than a short chain).
