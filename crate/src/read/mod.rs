@@ -93,6 +93,13 @@ impl<'a> Reader<'a> {
         self.remaining() == 0
     }
 
+    /// Whether `count` items of `size` bytes each fit in what is left: the check
+    /// before a count read from the input is trusted (to make room, or to loop).
+    #[inline]
+    pub fn holds(&self, count: u64, size: u64) -> bool {
+        count.saturating_mul(size) <= to_u64(self.remaining())
+    }
+
     /// The unread bytes.
     #[inline]
     pub fn rest(&self) -> &'a [u8] {

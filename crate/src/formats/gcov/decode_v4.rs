@@ -28,9 +28,9 @@ use hashbrown::HashMap;
 use crate::dump::Text;
 use crate::error::{Error, Result};
 use crate::formats::gcov::v4_layout::{
-    count_field, field, too_many, LocationType, NoDump, SectionType, Sink, COMPACT, DISCRIMINATOR_WIDTH,
-    FILE_NAMES_INDEX, FIRST_TABLE_INDEX, HAS_DISCRIMINATOR, LINE_WIDTH, MAGIC, NO_SYMBOL_INFO, NUM_SECTIONS_WIDTH,
-    SUMMARY_INDEX, TYPE_MASK, VERSION,
+    count_field, field, LocationType, NoDump, SectionType, Sink, COMPACT, DISCRIMINATOR_WIDTH, FILE_NAMES_INDEX,
+    FIRST_TABLE_INDEX, HAS_DISCRIMINATOR, LINE_WIDTH, MAGIC, NO_SYMBOL_INFO, NUM_SECTIONS_WIDTH, SUMMARY_INDEX,
+    TYPE_MASK, VERSION,
 };
 use crate::formats::gcov::{v4_trie, v4text};
 use crate::formats::sample::model::{
@@ -267,7 +267,7 @@ fn prelude<'a, S: Sink>(data: &'a [u8], sink: &mut S) -> Result<Prelude<'a>> {
 
     // A table entry takes 16 bytes, or at least 2 as varints.
     let min_entry = if compact { 2 } else { 16 };
-    if too_many(count, &r, min_entry) {
+    if !r.holds(count, min_entry) {
         return Err(Error::invalid(count_at, "GCOV_NUM_SECTIONS entries that fit in the file", count));
     }
     let mut sections = Vec::with_capacity(usize::try_from(count).unwrap_or(0).saturating_add(2));

@@ -214,12 +214,6 @@ impl Sink for NoDump {
     fn end_data(&mut self) {}
 }
 
-/// Whether `count` items of at least `min` bytes each cannot fit in what `r` has
-/// left: the check before a count read from the file is trusted.
-pub fn too_many(count: u64, r: &Reader<'_>, min: u64) -> bool {
-    count > (r.remaining() as u64).checked_div(min).unwrap_or(0)
-}
-
 /// Reads an integer field and reports it to `sink`.
 pub fn field<S: Sink>(r: &mut Reader<'_>, sink: &mut S, width: u8, compact: bool, label: &'static str) -> Result<u64> {
     let start = r.offset();
@@ -241,7 +235,7 @@ pub fn count_field<S: Sink>(
 ) -> Result<u64> {
     let at = r.offset();
     let count = field(r, sink, width, compact, label)?;
-    if too_many(count, r, if compact { min.1 } else { min.0 }) {
+    if !r.holds(count, if compact { min.1 } else { min.0 }) {
         return Err(Error::invalid(at, expected, count));
     }
     Ok(count)

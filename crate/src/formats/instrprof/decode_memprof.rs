@@ -50,7 +50,7 @@ fn frame(r: &mut Reader<'_>) -> Result<Frame> {
 /// A count read at `at` that must leave `unit` bytes per item in `r`.
 fn check_count(r: &Reader<'_>, at: u64, count: u64, unit: u64, expected: &'static str) -> Result<usize> {
     match usize::try_from(count) {
-        Ok(n) if count <= (r.remaining() as u64).checked_div(unit).unwrap_or(u64::MAX) => Ok(n),
+        Ok(n) if r.holds(count, unit) => Ok(n),
         _ => Err(Error::invalid(at, expected, count)),
     }
 }

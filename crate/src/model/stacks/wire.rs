@@ -140,7 +140,7 @@ impl StackProfile {
 pub(crate) fn count(r: &mut Reader<'_>, size: u64, expected: &'static str) -> Result<u32> {
     let at = r.offset();
     let n = r.u32(expected)?;
-    if u64::from(n).saturating_mul(size) > r.remaining() as u64 {
+    if !r.holds(n.into(), size) {
         return Err(Error::invalid(at, expected, n.into()));
     }
     Ok(n)
