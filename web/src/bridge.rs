@@ -39,15 +39,10 @@ fn worker_script() -> (String, WorkerType) {
             (url, if classic { WorkerType::Classic } else { WorkerType::Module })
         }
         None => match split_above() {
-            Some(bytes) => (worker_url_splitting(&bytes), WorkerType::Module),
+            Some(bytes) => (format!("{WORKER_URL}?split-above={bytes}"), WorkerType::Module),
             None => (WORKER_URL.to_string(), WorkerType::Module),
         },
     }
-}
-
-/// [`WORKER_URL`] with the page's `split-above`.
-fn worker_url_splitting(split_above: &str) -> String {
-    format!("{WORKER_URL}?split-above={split_above}")
 }
 
 pub struct Bridge {

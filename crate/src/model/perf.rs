@@ -184,6 +184,11 @@ impl<'s> StackReader<'s> {
         self.replaying = on;
     }
 
+    /// Whether the records given are replayed ([`StackReader::replay`]).
+    pub fn replaying(&self) -> bool {
+        self.replaying
+    }
+
     /// What this reader read, for another to join ([`StackReader::join`]).
     pub fn into_part(self) -> StacksPart {
         StacksPart { stacks: self.stacks, dsos: self.dso_count }

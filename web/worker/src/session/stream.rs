@@ -151,21 +151,18 @@ struct Gathered {
     samples: u64,
     /// The earliest and the latest sample time.
     times: Option<(u64, u64)>,
-    /// The records only move the reader's threads and maps ([`StackReader::replay`]).
-    replaying: bool,
 }
 
 impl Gathered {
     fn new() -> Gathered {
         let mut reader = StackReader::new(0);
         reader.count_dsos();
-        Gathered { reader, unwinding: Symbolizer::new(), samples: 0, times: None, replaying: false }
+        Gathered { reader, unwinding: Symbolizer::new(), samples: 0, times: None }
     }
 
     /// Replays the records (`on`), or reads them; `stream` skips the samples while
     /// they are replayed.
     fn replay(&mut self, stream: &mut PerfStream, on: bool) {
-        self.replaying = on;
         self.reader.replay(on);
         stream.skip_samples(on);
     }
@@ -173,7 +170,7 @@ impl Gathered {
     /// One record of the stream: its stacks, its samples counted and timed.
     fn record(&mut self, perf: &PerfData<'_>, record: &perf::RecordAt<'_>) -> pgolens::Result<()> {
         self.reader.record(perf, record, &self.unwinding);
-        if self.replaying {
+        if self.reader.replaying() {
             return Ok(());
         }
         if let Record::Sample(sample) = &record.record {
@@ -210,22 +207,22 @@ struct Parts {
 impl RecordStream {
     /// See [`Session::feed`].
     fn feed(&mut self, block: &[u8]) -> bool {
-        // The replay ends at the cut, inside this block or at its start.
+        // The replay ends at the cut, inside this block or at its start: the bytes
+        // of the block before it.
         let at = self.records.0.saturating_add(self.fed);
-        if let Some(cut) = self.cut.filter(|_| self.gathered.replaying) {
-            if let Some(replayed) = cut.checked_sub(at).and_then(|k| usize::try_from(k).ok()) {
-                if replayed < block.len() || replayed == 0 {
-                    let (before, after) = block.split_at(replayed.min(block.len()));
-                    if !self.feed_read(before) {
-                        return false;
-                    }
-                    self.gathered.replay(&mut self.stream, false);
-                    self.counted_from = self.fed;
-                    return self.feed_read(after);
-                }
-            }
+        let replayed = self
+            .cut
+            .filter(|_| self.gathered.reader.replaying())
+            .and_then(|cut| usize::try_from(cut.checked_sub(at)?).ok())
+            .filter(|&k| k < block.len() || k == 0);
+        let Some(replayed) = replayed else { return self.feed_read(block) };
+        let (before, after) = block.split_at(replayed);
+        if !self.feed_read(before) {
+            return false;
         }
-        self.feed_read(block)
+        self.gathered.replay(&mut self.stream, false);
+        self.counted_from = self.fed;
+        self.feed_read(after)
     }
 
     fn feed_read(&mut self, block: &[u8]) -> bool {
@@ -234,7 +231,7 @@ impl RecordStream {
             return false;
         }
         self.fed = self.fed.saturating_add(block.len() as u64);
-        if self.gathered.replaying {
+        if self.gathered.reader.replaying() {
             return true;
         }
         let stream_len = self.records.1.saturating_sub(self.records.0).saturating_sub(self.counted_from);
@@ -254,7 +251,7 @@ impl RecordStream {
     fn end(self) -> Option<StreamedRecording> {
         let RecordStream { detection, len, stream, mut gathered, cut, first, .. } = self;
         // A stream read in two parts needs the first, and to have passed the cut.
-        if cut.is_some() && (first.is_none() || gathered.replaying) {
+        if cut.is_some() && (first.is_none() || gathered.reader.replaying()) {
             return None;
         }
         let perf = stream.finish(&mut |perf, record| gathered.record(perf, record)).ok()?;
