@@ -209,11 +209,8 @@ fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
 /// input, then merging them, in order: the first input that fails to decode, else
 /// the first merge error.
 fn merge_fdata<'a>(files: &'a [memmap2::Mmap], inputs: &[&str]) -> Result<fdata::Fdata<'a>, String> {
-    let first = files.first().and_then(|f| {
-        let mut header = None;
-        fdata::read(f, |h| header = Some((h.bolted_collection, h.no_lbr.is_some())), |_| {}).ok()?;
-        header
-    });
+    let first =
+        files.first().and_then(|f| fdata::read_header(f).ok()).map(|h| (h.bolted_collection, h.no_lbr.is_some()));
     let sizes: Vec<usize> = files.iter().map(|f| f.len()).collect();
     let runs = split(&sizes, threads(files.len()));
     let results = std::thread::scope(|scope| {

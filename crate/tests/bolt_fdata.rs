@@ -196,6 +196,100 @@ fn merges_equal_merge_fdata() {
     assert!(n >= 7, "{n} merge-fdata references");
 }
 
+/// `Merger`, which sums an input's lines as they are read (by their text where it
+/// can, with the inputs split between mergers as the CLI's threads split them),
+/// against `merge` of the decoded inputs, which `merges_equal_merge_fdata` holds
+/// to merge-fdata: inputs with lines left out, moved, added and respelled, lines
+/// that start like a known one but are not it, and inputs merge-fdata refuses.
+#[test]
+fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
+    let base = common::read("bolt-perf/cxxprog/cxxprog.instr.fdata");
+    let lines: Vec<&[u8]> = base.split_inclusive(|&b| b == b'\n').collect();
+    let joined = |lines: &mut dyn Iterator<Item = Vec<u8>>| lines.flatten().collect::<Vec<u8>>();
+    let every_third_left_out =
+        joined(&mut lines.iter().enumerate().filter(|(i, _)| i % 3 != 1).map(|(_, l)| l.to_vec()));
+    let blocks_reversed = joined(&mut lines.chunks(7).rev().flat_map(|c| c.iter().map(|l| l.to_vec())));
+    // Two spaces, leading zeros, upper-case hex, a space before the newline: the
+    // same records spelled otherwise (the field reader's path).
+    let respelled = joined(&mut lines.iter().enumerate().map(|(i, l)| {
+        let text = String::from_utf8(l.to_vec()).unwrap();
+        match i % 5 {
+            0 => text.replacen(' ', "  ", 1),
+            1 => text.replacen(" 0 ", " 00 ", 1),
+            2 => text.to_uppercase().replacen("1 ", "1 ", 1),
+            3 => text.replace('\n', " \n"),
+            _ => text,
+        }
+        .into_bytes()
+    }));
+    let second = common::read("bolt-perf/cxxprog/cxxprog.instr2.fdata");
+    let first_line = String::from_utf8(lines[0].to_vec()).unwrap();
+    let text_end = first_line.rsplitn(3, ' ').last().unwrap().len() + 1;
+    let text = &first_line[..text_end];
+    // A line that starts as the first one's text does but is another record, where
+    // the first is the guess (an input's first line), and one with a field too
+    // many (an error, as in `decode`).
+    let near = format!("{}0 1 2\n{text}7 8\n{text}3 4\n", &text[..text_end - 1]).into_bytes();
+    let extra_field = format!("{text}1 2 3\n").into_bytes();
+    // The first line's text with its last space taken for a digit: a line of too
+    // few fields, whose bytes after the text's length still read as counts.
+    let too_few = format!("{}01 2\n", &text[..text_end - 1]).into_bytes();
+    let negative = format!("{text}0 -3\n").into_bytes();
+    let no_lbr = b"no_lbr cycles\n1 main 0 3\n".to_vec();
+    let new_names = b"1 fresh 0 1 fresh 4 0 2\n1 _init 0 1 fresh 4 0 1\n".to_vec();
+    let sets: Vec<Vec<&[u8]>> = vec![
+        vec![&base, &every_third_left_out, &blocks_reversed, &respelled, &second, &base],
+        vec![&blocks_reversed, &base, &near, &new_names, &base, &every_third_left_out],
+        vec![&respelled, &respelled, &second, &near],
+        vec![&base, &near, &base],
+        vec![&base, &too_few],
+        vec![&base, &negative, &base],
+        vec![&base, &no_lbr, &base],
+        vec![&base, &extra_field],
+    ];
+    let mut checked = 0;
+    for inputs in &sets {
+        let decoded: Result<Vec<Fdata<'_>>, _> = inputs.iter().map(|d| fdata::decode(d)).collect();
+        let expected = match decoded {
+            Ok(decoded) => Ok(fdata::merge(&decoded).map(|m| written(&m))),
+            Err(e) => Err(e),
+        };
+        for split in 0..=inputs.len() {
+            let mut first = fdata::Merger::new();
+            let mut later = match fdata::read_header(inputs[0]) {
+                Ok(h) if split > 0 => fdata::Merger::after_first(h.bolted_collection, h.no_lbr.is_some()),
+                _ => fdata::Merger::new(),
+            };
+            let mut read = Ok(());
+            for (i, data) in inputs.iter().enumerate() {
+                let merger = if i < split { &mut first } else { &mut later };
+                read = read.and_then(|()| merger.add(i, data));
+            }
+            let ours = read.map(|()| {
+                if split == 0 {
+                    later.finish()
+                } else {
+                    first.absorb(later);
+                    first.finish()
+                }
+                .map(|m| written(&m))
+            });
+            assert_eq!(ours, expected, "inputs {checked}, split at {split}");
+        }
+        checked += 1;
+    }
+    // The sets above do reach every outcome.
+    let outcomes = sets.iter().map(|inputs| {
+        let decoded: Result<Vec<Fdata<'_>>, _> = inputs.iter().map(|d| fdata::decode(d)).collect();
+        decoded.map(|d| fdata::merge(&d).map(|_| ()))
+    });
+    let outcomes: Vec<_> = outcomes.collect();
+    assert!(outcomes.iter().any(|o| matches!(o, Ok(Ok(())))));
+    assert!(outcomes.iter().any(|o| matches!(o, Ok(Err(MergeError::NegativeCount { .. })))));
+    assert!(outcomes.iter().any(|o| matches!(o, Ok(Err(MergeError::MixedModes { .. })))));
+    assert!(outcomes.iter().any(|o| o.is_err()));
+}
+
 #[test]
 fn merge_refuses_what_merge_fdata_refuses() {
     let peers = "peers/llvm-bolt-tests";

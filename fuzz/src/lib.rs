@@ -360,16 +360,36 @@ pub fn bolt_fdata(data: &[u8]) {
                 }
             }
         }
+        // The streaming merger, which sums lines by their text where it can, is the
+        // whole merge of the decoded records, in either order, its result or its
+        // error, on one merger or split between two.
+        let written = |merged: fdata::Fdata<'_>| {
+            let mut out = Vec::new();
+            fdata::write(&merged, &mut out);
+            out
+        };
         for other in [data, fixed::CPROG_MERGED_FDATA] {
-            if let Ok(second) = fdata::decode(other) {
-                if let Ok(merged) = fdata::merge(&[profile.clone(), second]) {
-                    out.clear();
-                    fdata::write(&merged, &mut out);
-                }
-            }
-            let mut merger = fdata::Merger::new();
-            if merger.add(0, data).is_ok() && merger.add(1, other).is_ok() {
-                let _ = merger.finish();
+            for inputs in [[data, other], [other, data]] {
+                let whole = inputs
+                    .iter()
+                    .map(|d| fdata::decode(d))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|decoded| fdata::merge(&decoded).map(written));
+                let mut merger = fdata::Merger::new();
+                let streamed = inputs
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, d)| merger.add(i, d))
+                    .map(|()| merger.finish().map(written));
+                assert_eq!(streamed, whole);
+                let (Ok(head), Some(second)) = (fdata::read_header(inputs[0]), inputs.get(1)) else { continue };
+                let mut first = fdata::Merger::new();
+                let mut later = fdata::Merger::after_first(head.bolted_collection, head.no_lbr.is_some());
+                let split = first.add(0, inputs[0]).and_then(|()| later.add(1, second)).map(|()| {
+                    first.absorb(later);
+                    first.finish().map(written)
+                });
+                assert_eq!(split, whole);
             }
         }
     });

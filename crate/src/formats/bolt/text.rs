@@ -95,10 +95,10 @@ impl<'a> FieldReader<'a> {
         }
     }
 
-    /// Consumes a whole line of `len` bytes, its newline the last of them.
-    pub fn skip_line(&mut self, len: usize) {
+    /// Consumes `lines` whole lines of `len` bytes in all, a newline the last of them.
+    pub fn skip_lines(&mut self, len: usize, lines: u64) {
         self.rest = self.rest.get(len..).unwrap_or_default();
-        self.line = self.line.saturating_add(1);
+        self.line = self.line.saturating_add(lines);
         self.column = 0;
     }
 

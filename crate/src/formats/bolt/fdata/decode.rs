@@ -53,35 +53,66 @@ pub enum Record<'a> {
 pub fn read<'a>(
     data: &'a [u8],
     header: impl FnOnce(Header<'a>),
-    mut record: impl FnMut(Record<'a>),
+    record: impl FnMut(Record<'a>),
 ) -> Result<Option<u64>> {
-    let mut r = FieldReader::new(data);
-    let mut head = Header::default();
-    for _ in 0..2 {
-        if head.no_lbr.is_none() && r.rest().starts_with(b"no_lbr") {
-            head.no_lbr = Some(no_lbr_events(&mut r)?);
-        } else if !head.bolted_collection && r.eat(b"boltedcollection") {
-            if !r.eat_newline() {
-                return Err(r.error("malformed boltedcollection line"));
-            }
-            head.bolted_collection = true;
+    read_into(data, &mut Closures { header: Some(header), record })
+}
+
+/// Where `read_into` puts what it reads.
+pub(super) trait Sink<'a> {
+    /// The header lines, before any record.
+    fn header(&mut self, header: Header<'a>);
+    /// The branch lines `rest` starts with that this sink takes whole, without
+    /// them being read: their length with their newlines, and how many. Such lines
+    /// must be ones the field reader would read as branch records.
+    fn known_lines(&mut self, _rest: &'a [u8]) -> (usize, u64) {
+        (0, 0)
+    }
+    /// A branch line in the plain spelling, and its text up to its counts (the
+    /// space after the target's offset included).
+    fn plain_branch(&mut self, branch: Branch<'a>, _key: &'a [u8]) {
+        self.record(Record::Branch(branch));
+    }
+    fn record(&mut self, record: Record<'a>);
+}
+
+struct Closures<H, R> {
+    header: Option<H>,
+    record: R,
+}
+
+impl<'a, H: FnOnce(Header<'a>), R: FnMut(Record<'a>)> Sink<'a> for Closures<H, R> {
+    fn header(&mut self, header: Header<'a>) {
+        if let Some(h) = self.header.take() {
+            h(header);
         }
     }
-    let starts = |r: &FieldReader<'_>, kinds: &[u8]| r.first().is_some_and(|b| kinds.contains(&b));
-    if !starts(&r, b"012345") {
-        return Err(r.error("a branch, sample or memory line (no valid profile data found)"));
+    fn record(&mut self, record: Record<'a>) {
+        (self.record)(record);
     }
+}
+
+/// `read`, into a `Sink`.
+pub(super) fn read_into<'a>(data: &'a [u8], sink: &mut impl Sink<'a>) -> Result<Option<u64>> {
+    let mut r = FieldReader::new(data);
+    let head = header(&mut r)?;
     let no_lbr = head.no_lbr.is_some();
-    header(head);
+    sink.header(head);
+    let starts = |r: &FieldReader<'_>, kinds: &[u8]| r.first().is_some_and(|b| kinds.contains(&b));
     // Records are only handed over after the whole line is read: a count read from
     // the file never sizes an allocation.
     while starts(&r, b"012") {
         let line = r.line();
         if !no_lbr {
+            let (len, lines) = sink.known_lines(r.rest());
+            if lines > 0 {
+                r.skip_lines(len, lines);
+                continue;
+            }
             // Most lines are spelled as perf2bolt writes them: read those directly.
-            if let Some((branch, len)) = plain_branch(r.rest(), line) {
-                r.skip_line(len);
-                record(Record::Branch(branch));
+            if let Some((branch, key, len)) = plain_branch(r.rest(), line) {
+                r.skip_lines(len, 1);
+                sink.plain_branch(branch, key);
                 continue;
             }
         }
@@ -90,7 +121,7 @@ pub fn read<'a>(
         if no_lbr {
             let count = r.decimal(FIELD_SEPARATOR, true)?;
             end_of_line(&mut r)?;
-            record(Record::Sample(Sample { at: from, count, line }));
+            sink.record(Record::Sample(Sample { at: from, count, line }));
             continue;
         }
         let to = location(&mut r, false)?;
@@ -99,7 +130,7 @@ pub fn read<'a>(
         r.skip_separators();
         let count = r.decimal(FIELD_SEPARATOR, true)?;
         end_of_line(&mut r)?;
-        record(Record::Branch(Branch { from, to, mispredicted, count, line }));
+        sink.record(Record::Branch(Branch { from, to, mispredicted, count, line }));
     }
     while starts(&r, b"345") {
         let line = r.line();
@@ -109,23 +140,70 @@ pub fn read<'a>(
         r.skip_separators();
         let count = r.decimal(FIELD_SEPARATOR, true)?;
         end_of_line(&mut r)?;
-        record(Record::Memory(MemoryAccess { pc, address, count, line }));
+        sink.record(Record::Memory(MemoryAccess { pc, address, count, line }));
     }
     Ok(if r.is_empty() { None } else { Some(r.line()) })
+}
+
+/// The header lines of an fdata profile, and that a record follows them (`read`'s
+/// first error if not), without reading the records.
+pub fn read_header(data: &[u8]) -> Result<Header<'_>> {
+    header(&mut FieldReader::new(data))
+}
+
+fn header<'a>(r: &mut FieldReader<'a>) -> Result<Header<'a>> {
+    let mut head = Header::default();
+    for _ in 0..2 {
+        if head.no_lbr.is_none() && r.rest().starts_with(b"no_lbr") {
+            head.no_lbr = Some(no_lbr_events(r)?);
+        } else if !head.bolted_collection && r.eat(b"boltedcollection") {
+            if !r.eat_newline() {
+                return Err(r.error("malformed boltedcollection line"));
+            }
+            head.bolted_collection = true;
+        }
+    }
+    if !r.first().is_some_and(|b| b"012345".contains(&b)) {
+        return Err(r.error("a branch, sample or memory line (no valid profile data found)"));
+    }
+    Ok(head)
 }
 
 /// A branch line in its plain spelling (`K NAME HEX K NAME HEX DEC DEC\n`: single
 /// spaces, names without backslashes, numbers that fit, counts not negative) and
 /// its length with the newline; `None` for anything else, which the field reader
 /// then reads (and accepts or rejects) as BOLT does. For a plain line both read
-/// the same fields.
-fn plain_branch(rest: &[u8], line: u64) -> Option<(Branch<'_>, usize)> {
+/// the same fields. With it, the text up to the counts.
+fn plain_branch(rest: &[u8], line: u64) -> Option<(Branch<'_>, &[u8], usize)> {
     let mut at = 0usize;
     let from = plain_location(rest, &mut at)?;
     let to = plain_location(rest, &mut at)?;
-    let mispredicted = plain_decimal(rest, &mut at, b' ')?;
-    let count = plain_decimal(rest, &mut at, b'\n')?;
-    Some((Branch { from, to, mispredicted, count, line }, at))
+    let (key, tail) = rest.split_at_checked(at)?;
+    let ([mispredicted, count], len) = plain_counts(tail)?;
+    Some((Branch { from, to, mispredicted, count, line }, key, at.checked_add(len)?))
+}
+
+/// A plain branch line's `MISPREDICTED COUNT\n` at the start of `tail`, and its
+/// length with the newline.
+pub(super) fn plain_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
+    let (mispredicted, at) = plain_decimal(tail, 0, b' ')?;
+    let (count, len) = plain_decimal(tail, at, b'\n')?;
+    Some(([mispredicted, count], len))
+}
+
+/// One to 18 digits (no overflow) from `start`, then `end`: their value, and where
+/// the byte after `end` is.
+#[inline(always)]
+fn plain_decimal(tail: &[u8], start: usize, end: u8) -> Option<(i64, usize)> {
+    let mut n = 0i64;
+    for (i, &b) in tail.get(start..)?.iter().enumerate() {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return (b == end && (1..=18).contains(&i)).then_some((n, start.wrapping_add(i).wrapping_add(1)));
+        }
+        n = n.wrapping_mul(10).wrapping_add(i64::from(digit));
+    }
+    None
 }
 
 fn plain_location<'a>(rest: &'a [u8], at: &mut usize) -> Option<Location<'a>> {
@@ -197,25 +275,6 @@ fn name_end(bytes: &[u8]) -> Option<usize> {
     tail.iter().position(|&b| b == b' ' || b == b'\\' || b == b'\n').map(|i| i.wrapping_add(at))
 }
 
-/// Digits (at most 18: no overflow) then `end`.
-fn plain_decimal(rest: &[u8], at: &mut usize, end: u8) -> Option<i64> {
-    let tail = rest.get(*at..)?;
-    let mut n = 0i64;
-    let mut i = 0usize;
-    loop {
-        let b = *tail.get(i)?;
-        if b == end && i > 0 {
-            break;
-        }
-        if !b.is_ascii_digit() || i >= 18 {
-            return None;
-        }
-        n = n.wrapping_mul(10).wrapping_add(i64::from(b.wrapping_sub(b'0')));
-        i = i.wrapping_add(1);
-    }
-    *at = at.checked_add(i)?.checked_add(1)?;
-    Some(n)
-}
 /// `no_lbr`, then (after at most one space) event names up to the end of the line.
 fn no_lbr_events<'a>(r: &mut FieldReader<'a>) -> Result<Vec<Cow<'a, [u8]>>> {
     r.eat(b"no_lbr");

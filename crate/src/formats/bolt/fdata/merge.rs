@@ -10,12 +10,11 @@
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
-use core::cell::Cell;
 use core::fmt;
 
 use hashbrown::HashMap;
 
-use super::decode::{read, Header, Record};
+use super::decode::{plain_counts, read_into, Header, Record, Sink};
 use super::{Branch, Fdata, Location, MemoryAccess, Sample};
 use crate::error::Result as DecodeResult;
 
@@ -46,6 +45,7 @@ pub fn merge<'a>(inputs: &[Fdata<'a>]) -> Result<Fdata<'a>, MergeError> {
     let mut merger = Merger::new();
     for (input, fdata) in inputs.iter().enumerate() {
         merger.header(input, fdata.bolted_collection, fdata.no_lbr.is_some());
+        merger.previous = None;
         for b in &fdata.branches {
             merger.branch(input, b.clone());
         }
@@ -77,12 +77,14 @@ pub struct Merger<'a> {
     /// come together in a file, so its table stays in the cache while they are read.
     /// Each entry: the record's index in `merged.branches`.
     branches: Vec<HashMap<[u64; 4], usize, KeyHash>>,
-    /// The count and mispredictions summed so far of each merged branch.
-    sums: Vec<[i64; 2]>,
-    /// The merged branch the next record most likely is: profiles of one binary
-    /// list their records in much the same order, so the record after the last
-    /// one matched is tried first, by its spelling, before any hashing.
-    next: usize,
+    /// What is summed and known of each merged branch, in `merged.branches`' order.
+    known: Vec<KnownBranch<'a>>,
+    /// The first branch in the inputs' order (`NONE` if none).
+    first_branch: usize,
+    /// The last branch matched in the input being read.
+    previous: Option<usize>,
+    /// The merged branches by their `text`, for a line that is not the guess.
+    by_text: HashMap<&'a [u8], usize>,
     samples: HashMap<[u64; 2], usize, KeyHash>,
     memory: HashMap<[u64; 4], usize, KeyHash>,
 }
@@ -138,8 +140,10 @@ impl<'a> Merger<'a> {
             spellings: Vec::new(),
             last: None,
             branches: Vec::new(),
-            sums: Vec::new(),
-            next: 0,
+            known: Vec::new(),
+            first_branch: NONE,
+            by_text: HashMap::new(),
+            previous: None,
             samples: HashMap::default(),
             memory: HashMap::default(),
         }
@@ -157,23 +161,11 @@ impl<'a> Merger<'a> {
     /// (mixed modes, a negative count) is kept for `finish`; the inputs after it are
     /// still decoded, since `merge` decodes every input first.
     pub fn add(&mut self, input: usize, data: &'a [u8]) -> DecodeResult<()> {
+        self.previous = None;
+        let mut adding = Adding { merger: self, input, header: None };
+        read_into(data, &mut adding)?;
         // The header is checked before the input's records, as `merge` does.
-        let header = Cell::new(None);
-        read(
-            data,
-            |h: Header<'a>| header.set(Some((h.bolted_collection, h.no_lbr.is_some()))),
-            |record| {
-                if let Some((bolted, no_lbr)) = header.take() {
-                    self.header(input, bolted, no_lbr);
-                }
-                match record {
-                    Record::Branch(b) => self.branch(input, b),
-                    Record::Sample(s) => self.sample(input, s),
-                    Record::Memory(m) => self.memory(input, m),
-                }
-            },
-        )?;
-        if let Some((bolted, no_lbr)) = header.take() {
+        if let Some((bolted, no_lbr)) = adding.header.take() {
             self.header(input, bolted, no_lbr);
         }
         Ok(())
@@ -189,6 +181,7 @@ impl<'a> Merger<'a> {
             return;
         }
         later.settle();
+        self.previous = None;
         for b in later.merged.branches {
             self.branch(0, b);
         }
@@ -212,9 +205,8 @@ impl<'a> Merger<'a> {
 
     /// Writes the branch sums into the merged records.
     fn settle(&mut self) {
-        for (b, [count, mispredicted]) in self.merged.branches.iter_mut().zip(&self.sums) {
-            b.count = *count;
-            b.mispredicted = *mispredicted;
+        for (b, known) in self.merged.branches.iter_mut().zip(&self.known) {
+            [b.count, b.mispredicted] = known.sums;
         }
     }
 
@@ -263,25 +255,98 @@ impl<'a> Merger<'a> {
         spelled(&self.spellings, key, at)
     }
 
-    fn branch(&mut self, input: usize, b: Branch<'a>) {
+    /// The merged branch this input's next line most likely is: the one after the
+    /// last matched in the inputs' order.
+    fn guess(&self) -> usize {
+        match self.previous {
+            Some(p) => self.known.get(p).map_or(NONE, |k| k.follower),
+            None => self.first_branch,
+        }
+    }
+
+    /// Puts a new merged branch after the last matched in the inputs' order.
+    fn insert(&mut self, at: usize) {
+        let guess = self.guess();
+        if let Some(known) = self.known.get_mut(at) {
+            known.follower = guess;
+        }
+        let link = match self.previous {
+            Some(p) => self.known.get_mut(p).map(|k| &mut k.follower),
+            None => Some(&mut self.first_branch),
+        };
+        if let Some(link) = link {
+            *link = at;
+        }
+    }
+
+    /// The branch lines at the start of `rest` whose text up to their counts is a
+    /// merged branch's: their length and how many. Their counts are in the plain
+    /// spelling, so never negative.
+    fn known_lines(&mut self, rest: &'a [u8]) -> (usize, u64) {
         if self.error.is_some() {
-            return;
+            return (0, 0);
+        }
+        let (mut len, mut lines) = (0usize, 0u64);
+        while let Some(line) = rest.get(len..) {
+            let Some(at) = self.ahead(line).or_else(|| self.known_by_text(line)) else { break };
+            let Some(known) = self.known.get_mut(at) else { break };
+            let Some(([mispredicted, count], counts_len)) = line.get(known.text.len()..).and_then(plain_counts) else {
+                break;
+            };
+            known.sums[0] = known.sums[0].saturating_add(count);
+            known.sums[1] = known.sums[1].saturating_add(mispredicted);
+            len = len.saturating_add(known.text.len()).saturating_add(counts_len);
+            lines = lines.saturating_add(1);
+            self.previous = Some(at);
+        }
+        (len, lines)
+    }
+
+    /// The merged branch whose text `line` starts with, among the few after the
+    /// last matched in the inputs' order (most often the first of them: an input
+    /// lists its records in the order the others did, with some left out or added).
+    fn ahead(&self, line: &[u8]) -> Option<usize> {
+        let mut at = self.guess();
+        for _ in 0..LOOK_AHEAD {
+            let known = self.known.get(at)?;
+            if !known.text.is_empty() && line.starts_with(known.text) {
+                return Some(at);
+            }
+            at = known.follower;
+        }
+        None
+    }
+
+    /// The merged branch whose text `line` starts with, looked up by the line's
+    /// text up to its last two fields.
+    fn known_by_text(&self, line: &[u8]) -> Option<usize> {
+        let line = line.get(..memchr::memchr(b'\n', line)?)?;
+        let count = memchr::memrchr(b' ', line)?;
+        let text = line.get(..memchr::memrchr(b' ', line.get(..count)?)?.checked_add(1)?)?;
+        self.by_text.get(text).copied()
+    }
+
+    /// Adds a branch to the sums: which merged branch it is (`None` after an error).
+    fn branch(&mut self, input: usize, b: Branch<'a>) -> Option<usize> {
+        if self.error.is_some() {
+            return None;
         }
         if b.count < 0 || b.mispredicted < 0 {
-            return self.fail(MergeError::NegativeCount { input, line: b.line });
+            self.fail(MergeError::NegativeCount { input, line: b.line });
+            return None;
         }
         let same = |x: &Location<'_>, y: &Location<'_>| x.offset == y.offset && x.kind == y.kind && x.name == y.name;
-        let guess = self.merged.branches.get(self.next).is_some_and(|m| same(&m.from, &b.from) && same(&m.to, &b.to));
-        let at = if guess {
-            self.next
+        let guess = self.guess();
+        let at = if self.merged.branches.get(guess).is_some_and(|m| same(&m.from, &b.from) && same(&m.to, &b.to)) {
+            guess
         } else {
             let [f0, f1] = self.key(&b.from);
             let [t0, t1] = self.key(&b.to);
-            let Ok(function) = usize::try_from(f0 >> 2) else { return };
+            let function = usize::try_from(f0 >> 2).ok()?;
             if self.branches.len() <= function {
                 self.branches.resize_with(function.saturating_add(1), HashMap::default);
             }
-            let Some(table) = self.branches.get_mut(function) else { return };
+            let table = self.branches.get_mut(function)?;
             let key = [f0 & 3, f1, t0, t1];
             match table.get(&key) {
                 Some(&at) => at,
@@ -289,18 +354,19 @@ impl<'a> Merger<'a> {
                     let from = spelled(&self.spellings, [f0, f1], b.from);
                     let to = spelled(&self.spellings, [t0, t1], b.to);
                     self.merged.branches.push(Branch { from, to, mispredicted: 0, count: 0, line: 0 });
-                    self.sums.push([0, 0]);
+                    self.known.push(KnownBranch { text: &[], follower: NONE, sums: [0, 0] });
                     let at = self.merged.branches.len().saturating_sub(1);
                     table.insert(key, at);
+                    self.insert(at);
                     at
                 }
             }
         };
-        self.next = at.saturating_add(1);
-        if let Some(sums) = self.sums.get_mut(at) {
-            sums[0] = sums[0].saturating_add(b.count);
-            sums[1] = sums[1].saturating_add(b.mispredicted);
-        }
+        self.previous = Some(at);
+        let known = self.known.get_mut(at)?;
+        known.sums[0] = known.sums[0].saturating_add(b.count);
+        known.sums[1] = known.sums[1].saturating_add(b.mispredicted);
+        Some(at)
     }
 
     fn sample(&mut self, input: usize, s: Sample<'a>) {
@@ -348,6 +414,79 @@ impl<'a> Merger<'a> {
         };
         if let Some(m) = self.merged.memory.get_mut(at) {
             m.count = m.count.saturating_add(a.count);
+        }
+    }
+}
+
+/// No merged branch.
+const NONE: usize = usize::MAX;
+
+/// How many merged branches after the last matched a line is compared with before
+/// its text is looked up.
+const LOOK_AHEAD: usize = 8;
+
+/// What the merger knows of a merged branch besides the branch.
+struct KnownBranch<'a> {
+    /// Its line up to its counts, as first seen in the plain spelling (empty if
+    /// not yet): a line that starts with it is this branch.
+    text: &'a [u8],
+    /// The merged branch after it in the order of the inputs: each new branch is
+    /// put after the one matched before it. Profiles of one binary list their
+    /// records in much the same order, so the next line is most often the
+    /// follower of the last, found by its text before anything is decoded or
+    /// hashed.
+    follower: usize,
+    /// The count and mispredictions summed so far.
+    sums: [i64; 2],
+}
+
+/// A merger reading one input.
+struct Adding<'m, 'a> {
+    merger: &'m mut Merger<'a>,
+    input: usize,
+    /// The input's header, until its first record (or its end).
+    header: Option<(bool, bool)>,
+}
+
+impl<'a> Sink<'a> for Adding<'_, 'a> {
+    fn header(&mut self, h: Header<'a>) {
+        self.header = Some((h.bolted_collection, h.no_lbr.is_some()));
+    }
+
+    fn known_lines(&mut self, rest: &'a [u8]) -> (usize, u64) {
+        self.check_header();
+        self.merger.known_lines(rest)
+    }
+
+    fn plain_branch(&mut self, branch: Branch<'a>, text: &'a [u8]) {
+        self.check_header();
+        let known = self.merger.branch(self.input, branch);
+        let Some(at) = known else { return };
+        if let Some(known) = self.merger.known.get_mut(at) {
+            if known.text.is_empty() {
+                known.text = text;
+                self.merger.by_text.insert(text, at);
+            }
+        }
+    }
+
+    fn record(&mut self, record: Record<'a>) {
+        self.check_header();
+        match record {
+            Record::Branch(b) => {
+                self.merger.branch(self.input, b);
+            }
+            Record::Sample(s) => self.merger.sample(self.input, s),
+            Record::Memory(m) => self.merger.memory(self.input, m),
+        }
+    }
+}
+
+impl Adding<'_, '_> {
+    /// The header is checked before the input's first record, as `merge` does.
+    fn check_header(&mut self) {
+        if let Some((bolted, no_lbr)) = self.header.take() {
+            self.merger.header(self.input, bolted, no_lbr);
         }
     }
 }

@@ -14,7 +14,7 @@ mod write;
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-pub use self::decode::{decode, read, Header, Record};
+pub use self::decode::{decode, read, read_header, Header, Record};
 pub use self::merge::{merge, MergeError, Merger};
 pub use self::write::{write, write_location, write_name};
 use crate::format::{Detection, Format};
