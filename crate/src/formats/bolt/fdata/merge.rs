@@ -180,10 +180,25 @@ impl<'a> Merger<'a> {
             self.error = Some(e);
             return;
         }
-        later.settle();
         self.previous = None;
-        for b in later.merged.branches {
-            self.branch(0, b);
+        for (b, known) in later.merged.branches.into_iter().zip(later.known) {
+            // A branch known by its text here is found by it, as a line would be.
+            let text = known.text;
+            let found =
+                if text.is_empty() { None } else { self.ahead(text).or_else(|| self.by_text.get(text).copied()) };
+            match found.and_then(|at| Some(at).zip(self.known.get_mut(at))) {
+                Some((at, here)) => {
+                    here.sums[0] = here.sums[0].saturating_add(known.sums[0]);
+                    here.sums[1] = here.sums[1].saturating_add(known.sums[1]);
+                    self.previous = Some(at);
+                }
+                None => {
+                    let [count, mispredicted] = known.sums;
+                    if let Some(at) = self.branch(0, Branch { count, mispredicted, ..b }) {
+                        self.learn_text(at, text);
+                    }
+                }
+            }
         }
         for s in later.merged.samples {
             self.sample(0, s);
@@ -326,6 +341,17 @@ impl<'a> Merger<'a> {
         self.by_text.get(text).copied()
     }
 
+    /// `text` is merged branch `at`'s line up to its counts in the plain spelling
+    /// (or empty: not known), kept if it has none yet.
+    fn learn_text(&mut self, at: usize, text: &'a [u8]) {
+        if let Some(known) = self.known.get_mut(at) {
+            if known.text.is_empty() && !text.is_empty() {
+                known.text = text;
+                self.by_text.insert(text, at);
+            }
+        }
+    }
+
     /// Adds a branch to the sums: which merged branch it is (`None` after an error).
     fn branch(&mut self, input: usize, b: Branch<'a>) -> Option<usize> {
         if self.error.is_some() {
@@ -460,13 +486,8 @@ impl<'a> Sink<'a> for Adding<'_, 'a> {
 
     fn plain_branch(&mut self, branch: Branch<'a>, text: &'a [u8]) {
         self.check_header();
-        let known = self.merger.branch(self.input, branch);
-        let Some(at) = known else { return };
-        if let Some(known) = self.merger.known.get_mut(at) {
-            if known.text.is_empty() {
-                known.text = text;
-                self.merger.by_text.insert(text, at);
-            }
+        if let Some(at) = self.merger.branch(self.input, branch) {
+            self.merger.learn_text(at, text);
         }
     }
 
