@@ -172,7 +172,7 @@ impl<'a> Merger<'a> {
     }
 
     /// Adds what `later` summed (the inputs after this merger's) in their order.
-    pub fn absorb(&mut self, mut later: Merger<'a>) {
+    pub fn absorb(&mut self, later: Merger<'a>) {
         if self.error.is_some() {
             return;
         }
