@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Wall times of commands run in turn, round after round (so that a slow spell of
+# a shared VM hits them all alike), then each one's median, least and most, and
+# its time over the last command's in the same round (median and range):
+#
+#   bench/interleave.sh ROUNDS 'CMD A' 'CMD B' ... 'REFERENCE CMD'
+#
+# Each command runs through bash -c, its output thrown away; one that fails stops
+# the script.
+set -euo pipefail
+rounds=${1:?usage: bench/interleave.sh ROUNDS CMD... REFERENCE}
+shift
+[ $# -ge 1 ] || { echo "usage: bench/interleave.sh ROUNDS CMD... REFERENCE" >&2; exit 2; }
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
+for round in $(seq "$rounds"); do
+  i=0
+  for cmd in "$@"; do
+    start=$EPOCHREALTIME
+    bash -c "$cmd" > /dev/null 2>&1 || { echo "failed: $cmd" >&2; exit 1; }
+    end=$EPOCHREALTIME
+    echo "$round $i $start $end" >> "$times"
+    i=$((i + 1))
+  done
+done
+python3 - "$times" <<'PY'
+import collections, statistics, sys
+times = collections.defaultdict(dict)
+for line in open(sys.argv[1]):
+    round_, cmd, start, end = line.split()
+    times[int(cmd)][int(round_)] = (float(end) - float(start)) * 1000
+last = max(times)
+for cmd in sorted(times):
+    ms = sorted(times[cmd].values())
+    text = f"{cmd}: median {statistics.median(ms):.1f} ms ({ms[0]:.1f} to {ms[-1]:.1f})"
+    if cmd != last:
+        over = sorted(t / times[last][r] for r, t in times[cmd].items())
+        text += f", over the last: median {statistics.median(over):.3f} ({over[0]:.3f} to {over[-1]:.3f})"
+    print(text)
+PY
