@@ -105,8 +105,14 @@ impl core::hash::BuildHasher for KeyHash {
 }
 
 impl core::hash::Hasher for KeyHasher {
+    /// A key's words arrive here as their bytes (integer arrays hash as one slice
+    /// of bytes): taken eight at a time, as the words they are.
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.write_u64(word.try_into().map_or(0, u64::from_le_bytes));
+        }
+        for &b in words.remainder() {
             self.write_u64(u64::from(b));
         }
     }
