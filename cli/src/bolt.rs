@@ -9,7 +9,7 @@ use pgolens::formats::perf::perf2bolt::{self, binary::Binary};
 use pgolens::formats::perf::PerfData;
 use pgolens::Format;
 
-use crate::{io_error, map};
+use crate::{io_error, map, map_lazily};
 
 /// Writes `bytes` to `out` (a file) or to stdout.
 pub fn emit(out: Option<&str>, bytes: &[u8]) -> Result<(), String> {
@@ -180,28 +180,11 @@ fn split(weights: &[usize], parts: usize) -> Vec<std::ops::Range<usize>> {
     runs
 }
 
-/// Every input mapped, on as many threads as there are cores (mapping populates the
-/// pages), the first error in input order.
+/// Every input mapped, the first error in input order. The pages are mapped by the
+/// threads that read them: populating every map first (on both cores) kept the
+/// merge's threads waiting, 7% of a 75-file merge (`bench/interleave.sh`).
 fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
-    let sizes: Vec<usize> =
-        inputs.iter().map(|p| std::fs::metadata(p).map_or(0, |m| usize::try_from(m.len()).unwrap_or(0))).collect();
-    let runs = split(&sizes, threads(inputs.len()));
-    let mapped = std::thread::scope(|scope| {
-        let handles: Vec<_> = runs
-            .iter()
-            .map(|run| {
-                scope.spawn(|| {
-                    inputs.get(run.clone()).unwrap_or_default().iter().map(|p| map(p)).collect::<Result<Vec<_>, _>>()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a thread failed".to_string()))).collect::<Vec<_>>()
-    });
-    let mut files = Vec::with_capacity(inputs.len());
-    for run in mapped {
-        files.extend(run?);
-    }
-    Ok(files)
+    inputs.iter().map(|p| map_lazily(p)).collect()
 }
 
 /// merge-fdata's fdata merge: consecutive runs of the inputs decoded and summed on

@@ -91,12 +91,23 @@ fn read(path: &str) -> Result<Vec<u8>, String> {
 /// time of a 200 MB export went to that copy and its page faults). `populate`
 /// maps every page up front instead of faulting them in one by one.
 pub fn map(path: &str) -> Result<memmap2::Mmap, String> {
+    map_with(path, memmap2::MmapOptions::new().populate())
+}
+
+/// The file mapped read-only, its pages mapped as they are first read: for many
+/// inputs read on several threads at once (`merge`), which then map their own
+/// pages as they go instead of waiting for all of them to be mapped first.
+pub fn map_lazily(path: &str) -> Result<memmap2::Mmap, String> {
+    map_with(path, &memmap2::MmapOptions::new())
+}
+
+fn map_with(path: &str, options: &memmap2::MmapOptions) -> Result<memmap2::Mmap, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
     // SAFETY: the map is only read. If another process truncates or rewrites the
     // file while we run, we may read garbage or get SIGBUS, the same contract every
     // mmap-based tool (llvm-profdata included) has; the decoder never trusts the
     // bytes, so garbage can only make it report an error.
-    unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(|e| format!("{path}: {e}"))
+    unsafe { options.map(&file) }.map_err(|e| format!("{path}: {e}"))
 }
 
 /// One line per file: its detection on stdout, or why not on stderr (and the exit
