@@ -376,6 +376,76 @@ fn a_pipe_event_announced_after_a_sample_fails_the_stream() {
     assert!(tried >= 2, "{tried} pipe recordings with one event");
 }
 
+/// A pipe recording whose one event is renamed (an EVENT_UPDATE of its name) after
+/// its first sample is visited. A stream names its events at the first sample, so the
+/// recording streamed by one reader keeps the first name; read in two parts, the
+/// reader that replays the first part must still name them at that sample (the
+/// stream visits the recording's first sample even while it skips samples), or
+/// the joined profile would hold the event under both names.
+#[test]
+fn an_event_renamed_after_the_first_sample_is_named_alike_in_two_parts() {
+    let record_at = |data: &[u8], at: usize| {
+        let kind = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+        (kind, usize::from(u16::from_le_bytes(data[at + 6..at + 8].try_into().unwrap())))
+    };
+    let symbolizer = Symbolizer::new();
+    let mut tried = 0;
+    for (name, data) in recordings() {
+        // Little-endian pipe recordings (a 16-byte header) with one event.
+        if &data[..8] != b"PERFILE2" || data[8..16] != 16u64.to_le_bytes() {
+            continue;
+        }
+        // The rename goes after the round that releases the first sample (records
+        // are visited a round at a time: a rename in the same round is applied
+        // before them).
+        let (mut at, mut attrs, mut first_sample, mut round_after) = (16, Vec::new(), None, None);
+        while at + 8 <= data.len() {
+            let (kind, size) = record_at(&data, at);
+            if size < 8 || at + size > data.len() {
+                break;
+            }
+            match kind {
+                64 => attrs.push(at..at + size),
+                9 if first_sample.is_none() => first_sample = Some(at + size),
+                68 if first_sample.is_some() && round_after.is_none() => round_after = Some(at + size),
+                _ => {}
+            }
+            at += size;
+        }
+        let (Some(after), [attr]) = (round_after, &attrs[..]) else { continue };
+        // HEADER_ATTR: the attr (its size at its byte 4), then the event's ids.
+        let attr = &data[attr.clone()];
+        let attr_size = usize::try_from(u32::from_le_bytes(attr[12..16].try_into().unwrap())).unwrap();
+        let Some(id) = attr.get(8 + attr_size..8 + attr_size + 8) else { continue };
+        // Another round first: a round releases the records of the one before it.
+        let mut update = 68u32.to_le_bytes().to_vec();
+        update.extend_from_slice(&0u16.to_le_bytes());
+        update.extend_from_slice(&8u16.to_le_bytes());
+        update.extend_from_slice(&78u32.to_le_bytes());
+        update.extend_from_slice(&0u16.to_le_bytes());
+        update.extend_from_slice(&40u16.to_le_bytes());
+        update.extend_from_slice(&2u64.to_le_bytes()); // the event's name
+        update.extend_from_slice(id);
+        update.extend_from_slice(b"renamed\0\0\0\0\0\0\0\0\0");
+        let mut renamed = data[..after].to_vec();
+        renamed.extend_from_slice(&update);
+        renamed.extend_from_slice(&data[after..]);
+        let (one, one_dsos) = streamed_stacks(&renamed, 4096, &symbolizer);
+        let events = one.profile.events();
+        assert_eq!(events.len(), 1, "{name}");
+        assert_ne!(events[0], "renamed", "{name}: one reader names the event at the first sample");
+        assert_eq!(PerfData::parse(&renamed).unwrap().events[0].name, "renamed", "{name}: read whole");
+        // Cuts (into the record stream, after the 16-byte header) past the rename.
+        for cut in [after - 16 + update.len() + 1, after - 16 + update.len() + 64, renamed.len() / 2, renamed.len()] {
+            let (two, two_dsos) = stacks_in_two_parts(&renamed, cut, &symbolizer);
+            assert_eq!(format!("{two:?}"), format!("{one:?}"), "{name} cut at {cut}");
+            assert_eq!(two_dsos, one_dsos, "{name} cut at {cut}");
+        }
+        tried += 1;
+    }
+    assert!(tried >= 2, "{tried} pipe recordings with one event");
+}
+
 /// A COMPRESSED record (type 81) whose zstd frame holds `records` as one raw
 /// (uncompressed) block: a single-segment frame with a one-byte content size.
 fn compressed_record(records: &[u8]) -> Vec<u8> {
