@@ -327,6 +327,41 @@ fn feature_sections_come_in_one_fetch() {
     assert!(batched > 15, "{batched}");
 }
 
+/// A little-endian pipe recording of the corpus with one event: its records'
+/// kinds and byte ranges (after the 16-byte header), and its HEADER_ATTR's range.
+struct PipeRecording {
+    name: String,
+    data: Vec<u8>,
+    records: Vec<(u32, std::ops::Range<usize>)>,
+    attr: std::ops::Range<usize>,
+}
+
+fn one_event_pipe_recordings() -> Vec<PipeRecording> {
+    let mut out = Vec::new();
+    for (name, data) in recordings() {
+        if &data[..8] != b"PERFILE2" || data[8..16] != 16u64.to_le_bytes() {
+            continue;
+        }
+        let mut records = Vec::new();
+        let mut at = 16;
+        while at + 8 <= data.len() {
+            let kind = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+            let size = usize::from(u16::from_le_bytes(data[at + 6..at + 8].try_into().unwrap()));
+            if size < 8 || at + size > data.len() {
+                break;
+            }
+            records.push((kind, at..at + size));
+            at += size;
+        }
+        let attrs: Vec<_> = records.iter().filter(|(kind, _)| *kind == 64).map(|(_, r)| r.clone()).collect();
+        if let [attr] = &attrs[..] {
+            let attr = attr.clone();
+            out.push(PipeRecording { name, data, records, attr });
+        }
+    }
+    out
+}
+
 /// A pipe recording that announces its one event again after its first sample (a
 /// copy of its HEADER_ATTR: a second event with the same ids). Read whole, the
 /// second event decides which event that sample was; streamed, the sample was
@@ -334,32 +369,11 @@ fn feature_sections_come_in_one_fetch() {
 /// it; the whole file still reads (the page reads such a file whole).
 #[test]
 fn a_pipe_event_announced_after_a_sample_fails_the_stream() {
-    let record_at = |data: &[u8], at: usize| {
-        let kind = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
-        (kind, usize::from(u16::from_le_bytes(data[at + 6..at + 8].try_into().unwrap())))
-    };
     let mut tried = 0;
-    for (name, data) in recordings() {
-        // Little-endian pipe recordings (a 16-byte header) with one event.
-        if &data[..8] != b"PERFILE2" || data[8..16] != 16u64.to_le_bytes() {
-            continue;
-        }
-        let (mut at, mut attrs, mut first_sample) = (16, Vec::new(), None);
-        while at + 8 <= data.len() {
-            let (kind, size) = record_at(&data, at);
-            if size < 8 || at + size > data.len() {
-                break;
-            }
-            match kind {
-                64 => attrs.push(at..at + size),
-                9 if first_sample.is_none() => first_sample = Some(at + size),
-                _ => {}
-            }
-            at += size;
-        }
-        let (Some(after), [attr]) = (first_sample, &attrs[..]) else { continue };
+    for PipeRecording { name, data, records, attr } in one_event_pipe_recordings() {
+        let Some(after) = records.iter().find(|(kind, _)| *kind == 9).map(|(_, r)| r.end) else { continue };
         let mut damaged = data[..after].to_vec();
-        damaged.extend_from_slice(&data[attr.clone()]);
+        damaged.extend_from_slice(&data[attr]);
         damaged.extend_from_slice(&data[after..]);
         let streamed = streamed(&damaged, 4096, |_, _| Ok(()));
         let e = streamed.err().unwrap_or_else(|| panic!("{name}: streamed"));
@@ -384,37 +398,17 @@ fn a_pipe_event_announced_after_a_sample_fails_the_stream() {
 /// the joined profile would hold the event under both names.
 #[test]
 fn an_event_renamed_after_the_first_sample_is_named_alike_in_two_parts() {
-    let record_at = |data: &[u8], at: usize| {
-        let kind = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
-        (kind, usize::from(u16::from_le_bytes(data[at + 6..at + 8].try_into().unwrap())))
-    };
     let symbolizer = Symbolizer::new();
     let mut tried = 0;
-    for (name, data) in recordings() {
-        // Little-endian pipe recordings (a 16-byte header) with one event.
-        if &data[..8] != b"PERFILE2" || data[8..16] != 16u64.to_le_bytes() {
-            continue;
-        }
+    for PipeRecording { name, data, records, attr } in one_event_pipe_recordings() {
         // The rename goes after the round that releases the first sample (records
         // are visited a round at a time: a rename in the same round is applied
         // before them).
-        let (mut at, mut attrs, mut first_sample, mut round_after) = (16, Vec::new(), None, None);
-        while at + 8 <= data.len() {
-            let (kind, size) = record_at(&data, at);
-            if size < 8 || at + size > data.len() {
-                break;
-            }
-            match kind {
-                64 => attrs.push(at..at + size),
-                9 if first_sample.is_none() => first_sample = Some(at + size),
-                68 if first_sample.is_some() && round_after.is_none() => round_after = Some(at + size),
-                _ => {}
-            }
-            at += size;
-        }
-        let (Some(after), [attr]) = (round_after, &attrs[..]) else { continue };
+        let Some(first_sample) = records.iter().position(|(kind, _)| *kind == 9) else { continue };
+        let round = records[first_sample..].iter().find(|(kind, _)| *kind == 68);
+        let Some(after) = round.map(|(_, r)| r.end) else { continue };
         // HEADER_ATTR: the attr (its size at its byte 4), then the event's ids.
-        let attr = &data[attr.clone()];
+        let attr = &data[attr];
         let attr_size = usize::try_from(u32::from_le_bytes(attr[12..16].try_into().unwrap())).unwrap();
         let Some(id) = attr.get(8 + attr_size..8 + attr_size + 8) else { continue };
         // Another round first: a round releases the records of the one before it.
