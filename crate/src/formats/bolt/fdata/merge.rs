@@ -170,10 +170,8 @@ impl<'a> Merger<'a> {
         self.previous = None;
         let mut adding = Adding { merger: self, input, header: None };
         read_into(data, &mut adding)?;
-        // The header is checked before the input's records, as `merge` does.
-        if let Some((bolted, no_lbr)) = adding.header.take() {
-            self.header(input, bolted, no_lbr);
-        }
+        // An input without records still has its header checked.
+        adding.check_header();
         Ok(())
     }
 
@@ -194,8 +192,7 @@ impl<'a> Merger<'a> {
                 if text.is_empty() { None } else { self.ahead(text).or_else(|| self.by_text.get(text).copied()) };
             match found.and_then(|at| Some(at).zip(self.known.get_mut(at))) {
                 Some((at, here)) => {
-                    here.sums[0] = here.sums[0].saturating_add(known.sums[0]);
-                    here.sums[1] = here.sums[1].saturating_add(known.sums[1]);
+                    here.add(known.sums);
                     self.previous = Some(at);
                 }
                 None => {
@@ -314,8 +311,7 @@ impl<'a> Merger<'a> {
             let Some(([mispredicted, count], counts_len)) = line.get(known.text.len()..).and_then(plain_counts) else {
                 break;
             };
-            known.sums[0] = known.sums[0].saturating_add(count);
-            known.sums[1] = known.sums[1].saturating_add(mispredicted);
+            known.add([count, mispredicted]);
             len = len.saturating_add(known.text.len()).saturating_add(counts_len);
             lines = lines.saturating_add(1);
             self.previous = Some(at);
@@ -395,9 +391,7 @@ impl<'a> Merger<'a> {
             }
         };
         self.previous = Some(at);
-        let known = self.known.get_mut(at)?;
-        known.sums[0] = known.sums[0].saturating_add(b.count);
-        known.sums[1] = known.sums[1].saturating_add(b.mispredicted);
+        self.known.get_mut(at)?.add([b.count, b.mispredicted]);
         Some(at)
     }
 
@@ -470,6 +464,14 @@ struct KnownBranch<'a> {
     follower: usize,
     /// The count and mispredictions summed so far.
     sums: [i64; 2],
+}
+
+impl KnownBranch<'_> {
+    /// Adds a count and mispredictions to the sums.
+    fn add(&mut self, [count, mispredicted]: [i64; 2]) {
+        self.sums[0] = self.sums[0].saturating_add(count);
+        self.sums[1] = self.sums[1].saturating_add(mispredicted);
+    }
 }
 
 /// A merger reading one input.
