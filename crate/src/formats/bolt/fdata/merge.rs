@@ -12,7 +12,8 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::fmt;
 
-use hashbrown::HashMap;
+use core::hash::BuildHasher;
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
 use super::decode::{plain_counts, read_into, Header, Record, Sink};
 use super::{Branch, Fdata, Location, MemoryAccess, Sample};
@@ -73,18 +74,21 @@ pub struct Merger<'a> {
     spellings: Vec<Cow<'a, [u8]>>,
     /// The last name looked up: records of one function come together.
     last: Option<u64>,
-    /// Branches by the number of their source's name: the records of one function
-    /// come together in a file, so its table stays in the cache while they are read.
-    /// Each entry: the record's index in `merged.branches`.
-    branches: Vec<HashMap<[u64; 4], usize, KeyHash>>,
+    /// Branches by their locations' keys: the record's index in `merged.branches`.
+    branches: HashMap<[u64; 4], usize, KeyHash>,
     /// What is summed and known of each merged branch, in `merged.branches`' order.
     known: Vec<KnownBranch<'a>>,
     /// The first branch in the inputs' order (`NONE` if none).
     first_branch: usize,
     /// The last branch matched in the input being read.
     previous: Option<usize>,
-    /// The merged branches by their `text`, for a line that is not the guess.
-    by_text: HashMap<&'a [u8], usize>,
+    /// The merged branches (their indexes) by their `text`, for a line that is not
+    /// the guess; hashed by `text_hash`.
+    by_text: HashTable<usize>,
+    text_hash: DefaultHashBuilder,
+    /// The text of the last line not found in `by_text`, and its hash: such a line
+    /// is most often a new branch, whose text is then learnt.
+    missed: Option<(&'a [u8], u64)>,
     samples: HashMap<[u64; 2], usize, KeyHash>,
     memory: HashMap<[u64; 4], usize, KeyHash>,
 }
@@ -145,10 +149,12 @@ impl<'a> Merger<'a> {
             names: HashMap::new(),
             spellings: Vec::new(),
             last: None,
-            branches: Vec::new(),
+            branches: HashMap::default(),
             known: Vec::new(),
             first_branch: NONE,
-            by_text: HashMap::new(),
+            by_text: HashTable::new(),
+            text_hash: DefaultHashBuilder::default(),
+            missed: None,
             previous: None,
             samples: HashMap::default(),
             memory: HashMap::default(),
@@ -168,6 +174,16 @@ impl<'a> Merger<'a> {
     /// still decoded, since `merge` decodes every input first.
     pub fn add(&mut self, input: usize, data: &'a [u8]) -> DecodeResult<()> {
         self.previous = None;
+        if self.known.is_empty() {
+            // Every record of a first input is new: its tables are made once, not
+            // grown (and rehashed) a record at a time.
+            let records = data.len() / SHORT_RECORD;
+            self.merged.branches.reserve(records);
+            self.known.reserve(records);
+            self.branches.reserve(records);
+            self.by_text
+                .reserve(records, |&at| self.text_hash.hash_one(self.known.get(at).map_or(&[][..], |k| k.text)));
+        }
         let mut adding = Adding { merger: self, input, header: None };
         read_into(data, &mut adding)?;
         // An input without records still has its header checked.
@@ -188,8 +204,11 @@ impl<'a> Merger<'a> {
         for (b, known) in later.merged.branches.into_iter().zip(later.known) {
             // A branch known by its text here is found by it, as a line would be.
             let text = known.text;
-            let found =
-                if text.is_empty() { None } else { self.ahead(text).or_else(|| self.by_text.get(text).copied()) };
+            let found = if text.is_empty() {
+                None
+            } else {
+                self.ahead(text).or_else(|| self.find_text(text, self.text_hash.hash_one(text)))
+            };
             match found.and_then(|at| Some(at).zip(self.known.get_mut(at))) {
                 Some((at, here)) => {
                     here.add(known.sums);
@@ -336,11 +355,21 @@ impl<'a> Merger<'a> {
 
     /// The merged branch whose text `line` starts with, looked up by the line's
     /// text up to its last two fields.
-    fn known_by_text(&self, line: &[u8]) -> Option<usize> {
+    fn known_by_text(&mut self, line: &'a [u8]) -> Option<usize> {
         let line = line.get(..memchr::memchr(b'\n', line)?)?;
         let count = memchr::memrchr(b' ', line)?;
         let text = line.get(..memchr::memrchr(b' ', line.get(..count)?)?.checked_add(1)?)?;
-        self.by_text.get(text).copied()
+        let hash = self.text_hash.hash_one(text);
+        let found = self.find_text(text, hash);
+        if found.is_none() {
+            self.missed = Some((text, hash));
+        }
+        found
+    }
+
+    /// The merged branch whose text is `text` (of hash `hash`).
+    fn find_text(&self, text: &[u8], hash: u64) -> Option<usize> {
+        self.by_text.find(hash, |&at| self.known.get(at).is_some_and(|k| k.text == text)).copied()
     }
 
     /// `text` is merged branch `at`'s line up to its counts in the plain spelling
@@ -349,7 +378,12 @@ impl<'a> Merger<'a> {
         if let Some(known) = self.known.get_mut(at) {
             if known.text.is_empty() && !text.is_empty() {
                 known.text = text;
-                self.by_text.insert(text, at);
+                let hash = match self.missed.take() {
+                    Some((missed, hash)) if core::ptr::eq(missed, text) => hash,
+                    _ => self.text_hash.hash_one(text),
+                };
+                let (known, hasher) = (&self.known, &self.text_hash);
+                self.by_text.insert_unique(hash, at, |&i| hasher.hash_one(known.get(i).map_or(&[][..], |k| k.text)));
             }
         }
     }
@@ -370,13 +404,8 @@ impl<'a> Merger<'a> {
         } else {
             let [f0, f1] = self.key(&b.from);
             let [t0, t1] = self.key(&b.to);
-            let function = usize::try_from(f0 >> 2).ok()?;
-            if self.branches.len() <= function {
-                self.branches.resize_with(function.saturating_add(1), HashMap::default);
-            }
-            let table = self.branches.get_mut(function)?;
-            let key = [f0 & 3, f1, t0, t1];
-            match table.get(&key) {
+            let key = [f0, f1, t0, t1];
+            match self.branches.get(&key) {
                 Some(&at) => at,
                 None => {
                     let from = spelled(&self.spellings, [f0, f1], b.from);
@@ -384,7 +413,7 @@ impl<'a> Merger<'a> {
                     self.merged.branches.push(Branch { from, to, mispredicted: 0, count: 0, line: 0 });
                     self.known.push(KnownBranch { text: &[], follower: NONE, sums: [0, 0] });
                     let at = self.merged.branches.len().saturating_sub(1);
-                    table.insert(key, at);
+                    self.branches.insert(key, at);
                     self.insert(at);
                     at
                 }
@@ -446,6 +475,11 @@ impl<'a> Merger<'a> {
 
 /// No merged branch.
 const NONE: usize = usize::MAX;
+
+/// A first input's tables are sized for a branch per this many bytes (the lines
+/// of the SQLite profiles in `bench/bolt-gen.sh` average 55): an input of shorter
+/// lines grows them past that, as before.
+const SHORT_RECORD: usize = 48;
 
 /// How many merged branches after the last matched a line is compared with before
 /// its text is looked up.
