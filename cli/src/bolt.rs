@@ -152,8 +152,7 @@ pub fn merge(args: &[String]) -> Result<(), String> {
         eprintln!("pgolens: data for {} unique objects merged", merged.functions.len());
         return emit(output, &yaml::write(&merged, yaml::MERGE_FDATA_WRAP));
     }
-    let merged = merge_fdata(&files, &inputs)?;
-    fdata::write(&merged, &mut out);
+    merge_fdata(&files, &inputs, &mut out)?;
     eprintln!("pgolens: profile from {} files merged", inputs.len());
     emit(output, &out)
 }
@@ -187,11 +186,11 @@ fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
     inputs.iter().map(|p| map_lazily(p)).collect()
 }
 
-/// merge-fdata's fdata merge: consecutive runs of the inputs decoded and summed on
-/// their own threads, then summed in order. Errors are those of decoding every
+/// merge-fdata's fdata merge, written to `out`: consecutive runs of the inputs
+/// decoded and summed on their own threads, then summed in order. Errors are those of decoding every
 /// input, then merging them, in order: the first input that fails to decode, else
 /// the first merge error.
-fn merge_fdata<'a>(files: &'a [memmap2::Mmap], inputs: &[&str]) -> Result<fdata::Fdata<'a>, String> {
+fn merge_fdata(files: &[memmap2::Mmap], inputs: &[&str], out: &mut Vec<u8>) -> Result<(), String> {
     let first =
         files.first().and_then(|f| fdata::read_header(f).ok()).map(|h| (h.bolted_collection, h.no_lbr.is_some()));
     let sizes: Vec<usize> = files.iter().map(|f| f.len()).collect();
@@ -218,7 +217,7 @@ fn merge_fdata<'a>(files: &'a [memmap2::Mmap], inputs: &[&str]) -> Result<fdata:
             .collect();
         handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
     });
-    let mut merged: Option<fdata::Merger<'a>> = None;
+    let mut merged: Option<fdata::Merger<'_>> = None;
     for result in results {
         match result.map_err(|_| "a thread failed".to_string())? {
             Err((i, e)) => return Err(format!("{}: {e}", inputs.get(i).unwrap_or(&""))),
@@ -228,7 +227,7 @@ fn merge_fdata<'a>(files: &'a [memmap2::Mmap], inputs: &[&str]) -> Result<fdata:
             },
         }
     }
-    merged.unwrap_or_default().finish().map_err(|e| match e {
+    merged.unwrap_or_default().write(out).map_err(|e| match e {
         fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
             format!("{}: {e}", inputs.get(input).unwrap_or(&""))
         }

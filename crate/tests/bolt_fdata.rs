@@ -242,6 +242,10 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
     let negative = format!("{text}0 -3\n").into_bytes();
     let no_lbr = b"no_lbr cycles\n1 main 0 3\n".to_vec();
     let new_names = b"1 fresh 0 1 fresh 4 0 2\n1 _init 0 1 fresh 4 0 1\n".to_vec();
+    // Memory events after the branches, under `boltedcollection`; and samples alone.
+    let bolted = b"boltedcollection\n1 main 0 1 main 4 0 2\n4 main 8 4 heap 10 3\n".to_vec();
+    let bolted_more = b"boltedcollection\n1 main 0 1 main 4 1 1\n4 main 8 4 heap 10 2\n3 main c 3 heap 20 1\n".to_vec();
+    let samples = b"no_lbr cycles\n1 main 0 3\n1 f 4 1\n1 main 0 2\n".to_vec();
     let sets: Vec<Vec<&[u8]>> = vec![
         vec![&base, &every_third_left_out, &blocks_reversed, &respelled, &second, &base],
         vec![&blocks_reversed, &base, &near, &new_names, &base, &every_third_left_out],
@@ -251,6 +255,8 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
         vec![&base, &negative, &base],
         vec![&base, &no_lbr, &base],
         vec![&base, &extra_field],
+        vec![&bolted, &bolted_more, &bolted],
+        vec![&no_lbr, &samples, &no_lbr],
     ];
     for (checked, inputs) in sets.iter().enumerate() {
         let decoded: Result<Vec<Fdata<'_>>, _> = inputs.iter().map(|d| fdata::decode(d)).collect();
@@ -259,26 +265,35 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
             Err(e) => Err(e),
         };
         for split in 0..=inputs.len() {
-            let mut first = fdata::Merger::new();
-            let mut later = match fdata::read_header(inputs[0]) {
-                Ok(h) if split > 0 => fdata::Merger::after_first(h.bolted_collection, h.no_lbr.is_some()),
-                _ => fdata::Merger::new(),
-            };
-            let mut read = Ok(());
-            for (i, data) in inputs.iter().enumerate() {
-                let merger = if i < split { &mut first } else { &mut later };
-                read = read.and_then(|()| merger.add(i, data));
-            }
-            let ours = read.map(|()| {
-                if split == 0 {
-                    later.finish()
-                } else {
-                    first.absorb(later);
-                    first.finish()
+            // Read by one merger up to `split` and another after, then joined.
+            let merged = || {
+                let mut first = fdata::Merger::new();
+                let mut later = match fdata::read_header(inputs[0]) {
+                    Ok(h) if split > 0 => fdata::Merger::after_first(h.bolted_collection, h.no_lbr.is_some()),
+                    _ => fdata::Merger::new(),
+                };
+                let mut read = Ok(());
+                for (i, data) in inputs.iter().enumerate() {
+                    let merger = if i < split { &mut first } else { &mut later };
+                    read = read.and_then(|()| merger.add(i, data));
                 }
-                .map(|m| written(&m))
+                read.map(|()| {
+                    if split == 0 {
+                        later
+                    } else {
+                        first.absorb(later);
+                        first
+                    }
+                })
+            };
+            let finished = merged().map(|m| m.finish().map(|m| written(&m)));
+            assert_eq!(finished, expected, "inputs {checked}, split at {split}");
+            // Written straight from the sums, the same text.
+            let text = merged().map(|m| {
+                let mut out = Vec::new();
+                m.write(&mut out).map(|()| out)
             });
-            assert_eq!(ours, expected, "inputs {checked}, split at {split}");
+            assert_eq!(text, expected, "inputs {checked}, split at {split}, written");
         }
     }
     // The sets above do reach every outcome.

@@ -16,7 +16,8 @@ use core::hash::BuildHasher;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
 use super::decode::{plain_counts, read_into, Header, Record, Sink};
-use super::{Branch, Fdata, Location, MemoryAccess, Sample};
+use super::write::{write_branch, write_header, write_samples_and_memory};
+use super::{Branch, Fdata, Location, MemoryAccess, Sample, SymbolKind};
 use crate::error::Result as DecodeResult;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,9 +75,11 @@ pub struct Merger<'a> {
     spellings: Vec<Cow<'a, [u8]>>,
     /// The last name looked up: records of one function come together.
     last: Option<u64>,
-    /// Branches by their locations' keys: the record's index in `merged.branches`.
-    branches: HashMap<[u64; 4], usize, KeyHash>,
-    /// What is summed and known of each merged branch, in `merged.branches`' order.
+    /// The merged branches (their indexes in `known`) by their `key`.
+    by_key: HashTable<usize>,
+    /// Each merged branch, in the order first seen: `merged.branches` is only made
+    /// of them at the end (a `Branch` is three times the size: a merge touches
+    /// fewer pages without them).
     known: Vec<KnownBranch<'a>>,
     /// The first branch in the inputs' order (`NONE` if none).
     first_branch: usize,
@@ -149,7 +152,7 @@ impl<'a> Merger<'a> {
             names: HashMap::new(),
             spellings: Vec::new(),
             last: None,
-            branches: HashMap::default(),
+            by_key: HashTable::new(),
             known: Vec::new(),
             first_branch: NONE,
             by_text: HashTable::new(),
@@ -178,9 +181,9 @@ impl<'a> Merger<'a> {
             // Every record of a first input is new: its tables are made once, not
             // grown (and rehashed) a record at a time.
             let records = data.len() / SHORT_RECORD;
-            self.merged.branches.reserve(records);
             self.known.reserve(records);
-            self.branches.reserve(records);
+            let known = &self.known;
+            self.by_key.reserve(records, |&at| KeyHash.hash_one(known.get(at).map_or([0; 4], |k| k.key)));
             self.by_text
                 .reserve(records, |&at| self.text_hash.hash_one(self.known.get(at).map_or(&[][..], |k| k.text)));
         }
@@ -201,7 +204,7 @@ impl<'a> Merger<'a> {
             return;
         }
         self.previous = None;
-        for (b, known) in later.merged.branches.into_iter().zip(later.known) {
+        for known in later.known {
             // A branch known by its text here is found by it, as a line would be.
             let text = known.text;
             let found = if text.is_empty() {
@@ -216,7 +219,10 @@ impl<'a> Merger<'a> {
                 }
                 None => {
                     let [count, mispredicted] = known.sums;
-                    if let Some(at) = self.branch(0, Branch { count, mispredicted, ..b }) {
+                    let from = location(&later.spellings, [known.key[0], known.key[1]]);
+                    let to = location(&later.spellings, [known.key[2], known.key[3]]);
+                    let (Some(from), Some(to)) = (from, to) else { continue };
+                    if let Some(at) = self.branch(0, Branch { from, to, count, mispredicted, line: 0 }) {
                         self.learn_text(at, text);
                     }
                 }
@@ -240,11 +246,33 @@ impl<'a> Merger<'a> {
         }
     }
 
-    /// Writes the branch sums into the merged records.
-    fn settle(&mut self) {
-        for (b, known) in self.merged.branches.iter_mut().zip(&self.known) {
-            [b.count, b.mispredicted] = known.sums;
+    /// `finish`, written as fdata text (`write` of the profile `finish` gives),
+    /// without making the profile's list of branches.
+    pub fn write(self, out: &mut Vec<u8>) -> Result<(), MergeError> {
+        if let Some(e) = self.error {
+            return Err(e);
         }
+        write_header(out, self.merged.bolted_collection, self.merged.no_lbr.as_deref());
+        for b in self.branches() {
+            write_branch(out, &b);
+        }
+        write_samples_and_memory(out, &self.merged);
+        Ok(())
+    }
+
+    /// The merged branches, in the order first seen.
+    fn branches(&self) -> impl Iterator<Item = Branch<'a>> + '_ {
+        self.known.iter().filter_map(|k| {
+            let [count, mispredicted] = k.sums;
+            let from = location(&self.spellings, [k.key[0], k.key[1]])?;
+            let to = location(&self.spellings, [k.key[2], k.key[3]])?;
+            Some(Branch { from, to, mispredicted, count, line: 0 })
+        })
+    }
+
+    /// Makes the merged branches of what is known of them.
+    fn settle(&mut self) {
+        self.merged.branches = self.branches().collect();
     }
 
     fn header(&mut self, input: usize, bolted_collection: bool, no_lbr: bool) {
@@ -397,23 +425,22 @@ impl<'a> Merger<'a> {
             self.fail(MergeError::NegativeCount { input, line: b.line });
             return None;
         }
-        let same = |x: &Location<'_>, y: &Location<'_>| x.offset == y.offset && x.kind == y.kind && x.name == y.name;
+        let [f0, f1] = self.key(&b.from);
+        let [t0, t1] = self.key(&b.to);
+        let key = [f0, f1, t0, t1];
         let guess = self.guess();
-        let at = if self.merged.branches.get(guess).is_some_and(|m| same(&m.from, &b.from) && same(&m.to, &b.to)) {
+        let at = if self.known.get(guess).is_some_and(|k| k.key == key) {
             guess
         } else {
-            let [f0, f1] = self.key(&b.from);
-            let [t0, t1] = self.key(&b.to);
-            let key = [f0, f1, t0, t1];
-            match self.branches.get(&key) {
+            let hash = KeyHash.hash_one(key);
+            let known = &self.known;
+            match self.by_key.find(hash, |&at| known.get(at).is_some_and(|k| k.key == key)) {
                 Some(&at) => at,
                 None => {
-                    let from = spelled(&self.spellings, [f0, f1], b.from);
-                    let to = spelled(&self.spellings, [t0, t1], b.to);
-                    self.merged.branches.push(Branch { from, to, mispredicted: 0, count: 0, line: 0 });
-                    self.known.push(KnownBranch { text: &[], follower: NONE, sums: [0, 0] });
-                    let at = self.merged.branches.len().saturating_sub(1);
-                    self.branches.insert(key, at);
+                    let at = self.known.len();
+                    self.known.push(KnownBranch { key, text: &[], follower: NONE, sums: [0, 0] });
+                    let known = &self.known;
+                    self.by_key.insert_unique(hash, at, |&i| KeyHash.hash_one(known.get(i).map_or([0; 4], |k| k.key)));
                     self.insert(at);
                     at
                 }
@@ -479,14 +506,16 @@ const NONE: usize = usize::MAX;
 /// A first input's tables are sized for a branch per this many bytes (the lines
 /// of the SQLite profiles in `bench/bolt-gen.sh` average 55): an input of shorter
 /// lines grows them past that, as before.
-const SHORT_RECORD: usize = 48;
+const SHORT_RECORD: usize = 32;
 
 /// How many merged branches after the last matched a line is compared with before
 /// its text is looked up.
 const LOOK_AHEAD: usize = 8;
 
-/// What the merger knows of a merged branch besides the branch.
+/// A merged branch.
 struct KnownBranch<'a> {
+    /// Its locations' keys (`Merger::key`), source then target.
+    key: [u64; 4],
     /// Its line up to its counts, as first seen in the plain spelling (empty if
     /// not yet): a line that starts with it is this branch.
     text: &'a [u8],
@@ -556,10 +585,14 @@ impl Adding<'_, '_> {
 
 /// `at` with the spelling of its name that was seen first.
 fn spelled<'a>(spellings: &[Cow<'a, [u8]>], key: [u64; 2], at: Location<'a>) -> Location<'a> {
-    match spellings.get(usize::try_from(key[0] >> 2).unwrap_or(usize::MAX)) {
-        Some(name) => Location { name: name.clone(), ..at },
-        None => at,
-    }
+    location(spellings, key).unwrap_or(at)
+}
+
+/// The location of `key` (`Merger::key`), its name spelled as seen first.
+fn location<'a>(spellings: &[Cow<'a, [u8]>], [name, offset]: [u64; 2]) -> Option<Location<'a>> {
+    let kind = SymbolKind::from_digit(b'0'.wrapping_add((name & 3) as u8))?;
+    let name = spellings.get(usize::try_from(name >> 2).ok()?)?.clone();
+    Some(Location { kind, name, offset })
 }
 
 #[cfg(test)]
