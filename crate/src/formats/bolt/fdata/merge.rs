@@ -64,7 +64,7 @@ pub fn merge<'a>(inputs: &[Fdata<'a>]) -> Result<Fdata<'a>, MergeError> {
 /// `merge` as the inputs are read: `add` decodes an fdata file straight into the
 /// sums, without a list of its records. Several mergers can take consecutive runs
 /// of the inputs (on several threads) and `absorb` the later ones in order: the
-/// result, and the first error, are `merge`'s.
+/// result (`finish`, or its text by `write`), and the first error, are `merge`'s.
 pub struct Merger<'a> {
     /// `boltedcollection` and `no_lbr` of the first input, once known.
     first: Option<(bool, bool)>,
