@@ -185,7 +185,13 @@ fn plain_branch(rest: &[u8], line: u64) -> Option<(Branch<'_>, &[u8], usize)> {
 
 /// A plain branch line's `MISPREDICTED COUNT\n` at the start of `tail`, and its
 /// length with the newline.
+#[inline(always)]
 pub(super) fn plain_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
+    // Most branches were never mispredicted.
+    if let [b'0', b' ', ..] = tail {
+        let (count, len) = plain_decimal(tail, 2, b'\n')?;
+        return Some(([0, count], len));
+    }
     let (mispredicted, at) = plain_decimal(tail, 0, b' ')?;
     let (count, len) = plain_decimal(tail, at, b'\n')?;
     Some(([mispredicted, count], len))

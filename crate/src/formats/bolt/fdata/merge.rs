@@ -507,14 +507,10 @@ impl<'a> Merger<'a> {
 fn starts_with(line: &[u8], text: &[u8]) -> bool {
     let n = text.len();
     let (Some(line), Some(last)) = (line.get(..n), n.checked_sub(16)) else { return line.starts_with(text) };
-    let word = |b: &[u8], at: usize| {
-        b.get(at..at.wrapping_add(16)).and_then(|w| w.try_into().ok()).map_or(0, u128::from_ne_bytes)
-    };
-    let mut diff = word(line, last) ^ word(text, last);
-    let mut at = 0;
-    while at < last {
-        diff |= word(line, at) ^ word(text, at);
-        at = at.wrapping_add(16);
+    let word = |w: &[u8]| w.try_into().map_or(0, u128::from_ne_bytes);
+    let mut diff = word(line.get(last..).unwrap_or_default()) ^ word(text.get(last..).unwrap_or_default());
+    for (a, b) in line.chunks_exact(16).zip(text.chunks_exact(16)) {
+        diff |= word(a) ^ word(b);
     }
     diff == 0
 }
