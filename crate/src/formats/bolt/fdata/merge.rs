@@ -182,10 +182,9 @@ impl<'a> Merger<'a> {
             // grown (and rehashed) a record at a time.
             let records = data.len() / SHORT_RECORD;
             self.known.reserve(records);
-            let known = &self.known;
-            self.by_key.reserve(records, |&at| KeyHash.hash_one(known.get(at).map_or([0; 4], |k| k.key)));
-            self.by_text
-                .reserve(records, |&at| self.text_hash.hash_one(self.known.get(at).map_or(&[][..], |k| k.text)));
+            let (known, hasher) = (&self.known, &self.text_hash);
+            self.by_key.reserve(records, |&at| key_hash(known, at));
+            self.by_text.reserve(records, |&at| text_hash(hasher, known, at));
         }
         let mut adding = Adding { merger: self, input, header: None };
         read_into(data, &mut adding)?;
@@ -218,11 +217,8 @@ impl<'a> Merger<'a> {
                     self.previous = Some(at);
                 }
                 None => {
-                    let [count, mispredicted] = known.sums;
-                    let from = location(&later.spellings, [known.key[0], known.key[1]]);
-                    let to = location(&later.spellings, [known.key[2], known.key[3]]);
-                    let (Some(from), Some(to)) = (from, to) else { continue };
-                    if let Some(at) = self.branch(0, Branch { from, to, count, mispredicted, line: 0 }) {
+                    let Some(b) = merged_branch(&later.spellings, &known) else { continue };
+                    if let Some(at) = self.branch(0, b) {
                         self.learn_text(at, text);
                     }
                 }
@@ -262,12 +258,7 @@ impl<'a> Merger<'a> {
 
     /// The merged branches, in the order first seen.
     fn branches(&self) -> impl Iterator<Item = Branch<'a>> + '_ {
-        self.known.iter().filter_map(|k| {
-            let [count, mispredicted] = k.sums;
-            let from = location(&self.spellings, [k.key[0], k.key[1]])?;
-            let to = location(&self.spellings, [k.key[2], k.key[3]])?;
-            Some(Branch { from, to, mispredicted, count, line: 0 })
-        })
+        self.known.iter().filter_map(|k| merged_branch(&self.spellings, k))
     }
 
     /// Makes the merged branches of what is known of them.
@@ -316,8 +307,9 @@ impl<'a> Merger<'a> {
         [id << 2 | at.kind as u64, at.offset]
     }
 
+    /// `at` with the spelling of its name that was seen first.
     fn location(&self, key: [u64; 2], at: Location<'a>) -> Location<'a> {
-        spelled(&self.spellings, key, at)
+        key_location(&self.spellings, key).unwrap_or(at)
     }
 
     /// The merged branch this input's next line most likely is: the one after the
@@ -411,7 +403,7 @@ impl<'a> Merger<'a> {
                     _ => self.text_hash.hash_one(text),
                 };
                 let (known, hasher) = (&self.known, &self.text_hash);
-                self.by_text.insert_unique(hash, at, |&i| hasher.hash_one(known.get(i).map_or(&[][..], |k| k.text)));
+                self.by_text.insert_unique(hash, at, |&i| text_hash(hasher, known, i));
             }
         }
     }
@@ -440,7 +432,7 @@ impl<'a> Merger<'a> {
                     let at = self.known.len();
                     self.known.push(KnownBranch { key, text: &[], follower: NONE, sums: [0, 0] });
                     let known = &self.known;
-                    self.by_key.insert_unique(hash, at, |&i| KeyHash.hash_one(known.get(i).map_or([0; 4], |k| k.key)));
+                    self.by_key.insert_unique(hash, at, |&i| key_hash(known, i));
                     self.insert(at);
                     at
                 }
@@ -598,13 +590,26 @@ impl Adding<'_, '_> {
     }
 }
 
-/// `at` with the spelling of its name that was seen first.
-fn spelled<'a>(spellings: &[Cow<'a, [u8]>], key: [u64; 2], at: Location<'a>) -> Location<'a> {
-    location(spellings, key).unwrap_or(at)
+/// The hash of merged branch `at`'s key, as `Merger::by_key` hashes it.
+fn key_hash(known: &[KnownBranch<'_>], at: usize) -> u64 {
+    KeyHash.hash_one(known.get(at).map_or([0; 4], |k| k.key))
+}
+
+/// The hash of merged branch `at`'s text, as `Merger::by_text` hashes it.
+fn text_hash(hasher: &DefaultHashBuilder, known: &[KnownBranch<'_>], at: usize) -> u64 {
+    hasher.hash_one(known.get(at).map_or(&[][..], |k| k.text))
+}
+
+/// The merged branch `known` is, its names spelled from `spellings` (its merger's).
+fn merged_branch<'a>(spellings: &[Cow<'a, [u8]>], known: &KnownBranch<'a>) -> Option<Branch<'a>> {
+    let [count, mispredicted] = known.sums;
+    let from = key_location(spellings, [known.key[0], known.key[1]])?;
+    let to = key_location(spellings, [known.key[2], known.key[3]])?;
+    Some(Branch { from, to, mispredicted, count, line: 0 })
 }
 
 /// The location of `key` (`Merger::key`), its name spelled as seen first.
-fn location<'a>(spellings: &[Cow<'a, [u8]>], [name, offset]: [u64; 2]) -> Option<Location<'a>> {
+fn key_location<'a>(spellings: &[Cow<'a, [u8]>], [name, offset]: [u64; 2]) -> Option<Location<'a>> {
     let kind = SymbolKind::from_digit(b'0'.wrapping_add((name & 3) as u8))?;
     let name = spellings.get(usize::try_from(name >> 2).ok()?)?.clone();
     Some(Location { kind, name, offset })
