@@ -70,7 +70,7 @@ pub(super) trait Sink<'a> {
     }
     /// A branch line in the plain spelling, and its text up to its counts (the
     /// space after the target's offset included).
-    fn plain_branch(&mut self, branch: Branch<'a>, _key: &'a [u8]) {
+    fn plain_branch(&mut self, branch: Branch<'a>, _text: &'a [u8]) {
         self.record(Record::Branch(branch));
     }
     fn record(&mut self, record: Record<'a>);
@@ -110,9 +110,9 @@ pub(super) fn read_into<'a>(data: &'a [u8], sink: &mut impl Sink<'a>) -> Result<
                 continue;
             }
             // Most lines are spelled as perf2bolt writes them: read those directly.
-            if let Some((branch, key, len)) = plain_branch(r.rest(), line) {
+            if let Some((branch, text, len)) = plain_branch(r.rest(), line) {
                 r.skip_lines(len, 1);
-                sink.plain_branch(branch, key);
+                sink.plain_branch(branch, text);
                 continue;
             }
         }
@@ -178,9 +178,9 @@ fn plain_branch(rest: &[u8], line: u64) -> Option<(Branch<'_>, &[u8], usize)> {
     let mut at = 0usize;
     let from = plain_location(rest, &mut at)?;
     let to = plain_location(rest, &mut at)?;
-    let (key, tail) = rest.split_at_checked(at)?;
+    let (text, tail) = rest.split_at_checked(at)?;
     let ([mispredicted, count], len) = plain_counts(tail)?;
-    Some((Branch { from, to, mispredicted, count, line }, key, at.checked_add(len)?))
+    Some((Branch { from, to, mispredicted, count, line }, text, at.checked_add(len)?))
 }
 
 /// A plain branch line's `MISPREDICTED COUNT\n` at the start of `tail`, and its
