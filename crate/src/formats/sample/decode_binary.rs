@@ -749,29 +749,41 @@ impl<'a> Decoder<'a> {
         }
         let callsites = self.count(r, "NumCallsites", MIN_CALLSITE)?;
         for i in 0..callsites {
-            let start = r.offset();
-            self.trace.open();
-            let line = low32(self.num(r, "LineOffset")?);
-            let discriminator = low32(self.num(r, "Discriminator")?);
-            let location = LineLocation { line, discriminator };
-            let name = self.name(r, "NameIdx")?;
-            if depth >= MAX_DEPTH {
-                return Err(Error::malformed(start, TOO_DEEP));
-            }
+            let (start, location, name) = self.callsite_head(r, depth)?;
             let callee = callee_at(f, location, name, &self.profile.names)
                 .ok_or(Error::malformed(start, "callsite lost while adding it"))?;
             self.body(r, callee, depth.saturating_add(1))?;
-            self.trace.close(
-                Label::Nth("callsite", u64::from(i)),
-                start,
-                r.offset(),
-                format_args!("{}: {}", ShowLocation(location), ShowName(self.profile.names.name(name))),
-            );
+            self.callsite_end(r, i, start, location, name);
         }
         if self.vtables {
             self.vtable_block(r, f)?;
         }
         Ok(())
+    }
+
+    /// A callsite's `LineOffset Discriminator NameIdx` (of a body or of metadata),
+    /// its dump node opened: where it starts, its location and callee. Its callee
+    /// at `depth` must not nest deeper than [`MAX_DEPTH`].
+    fn callsite_head(&mut self, r: &mut Reader<'_>, depth: usize) -> Result<(u64, LineLocation, NameId)> {
+        let start = r.offset();
+        self.trace.open();
+        let line = low32(self.num(r, "LineOffset")?);
+        let discriminator = low32(self.num(r, "Discriminator")?);
+        let name = self.name(r, "NameIdx")?;
+        if depth >= MAX_DEPTH {
+            return Err(Error::malformed(start, TOO_DEEP));
+        }
+        Ok((start, LineLocation { line, discriminator }, name))
+    }
+
+    /// Closes callsite `i`'s dump node, opened by `callsite_head`.
+    fn callsite_end(&mut self, r: &Reader<'_>, i: u32, start: u64, location: LineLocation, name: NameId) {
+        self.trace.close(
+            Label::Nth("callsite", u64::from(i)),
+            start,
+            r.offset(),
+            format_args!("{}: {}", ShowLocation(location), ShowName(self.profile.names.name(name))),
+        );
     }
 
     /// One body record: samples at a location and the calls made there.

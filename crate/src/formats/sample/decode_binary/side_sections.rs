@@ -7,10 +7,7 @@ use alloc::vec::Vec;
 
 use hashbrown::HashMap;
 
-use super::{
-    callee_at, key, low32, Decoder, Held, Key, PendingOffset, ShowFunction, ShowLocation, ShowName, MAX_DEPTH,
-    MIN_PAIR, MIN_TRIPLE, TOO_DEEP,
-};
+use super::{callee_at, key, Decoder, Held, Key, PendingOffset, ShowFunction, MIN_PAIR, MIN_TRIPLE};
 use crate::dump::Text;
 use crate::error::{Error, Result};
 use crate::formats::sample::binary::{Label, ListKind};
@@ -128,26 +125,13 @@ impl Decoder<'_> {
         }
         let callsites = self.count(r, "NumCallsites", MIN_TRIPLE)?;
         for i in 0..callsites {
-            let start = r.offset();
-            self.trace.open();
-            let line = low32(self.num(r, "LineOffset")?);
-            let discriminator = low32(self.num(r, "Discriminator")?);
-            let location = LineLocation { line, discriminator };
-            let name = self.name(r, "NameIdx")?;
-            if depth >= MAX_DEPTH {
-                return Err(Error::malformed(start, TOO_DEEP));
-            }
+            let (start, location, name) = self.callsite_head(r, depth)?;
             let callee = match f.as_deref_mut() {
                 Some(f) => Some(self.metadata_callee(f, location, name, start)?),
                 None => None,
             };
             self.function_metadata(r, callee, depth.saturating_add(1))?;
-            self.trace.close(
-                Label::Nth("callsite", u64::from(i)),
-                start,
-                r.offset(),
-                format_args!("{}: {}", ShowLocation(location), ShowName(self.profile.names.name(name))),
-            );
+            self.callsite_end(r, i, start, location, name);
         }
         Ok(())
     }
