@@ -73,8 +73,9 @@ pub struct Merger<'a> {
     /// Names by their spelling, and their numbers in the keys below.
     names: HashMap<Cow<'a, [u8]>, u64>,
     spellings: Vec<Cow<'a, [u8]>>,
-    /// The last name looked up: records of one function come together.
-    last: Option<u64>,
+    /// The last two names looked up, the latest first: records of one function
+    /// come together, and a call names its callee between two lines of the caller.
+    last: [Option<u64>; 2],
     /// The merged branches (their indexes in `known`) by their `key`.
     by_key: HashTable<usize>,
     /// Each merged branch, in the order first seen: `merged.branches` is only made
@@ -151,7 +152,7 @@ impl<'a> Merger<'a> {
             error: None,
             names: HashMap::new(),
             spellings: Vec::new(),
-            last: None,
+            last: [None; 2],
             by_key: HashTable::new(),
             known: Vec::new(),
             first_branch: NONE,
@@ -287,22 +288,28 @@ impl<'a> Merger<'a> {
     /// The key of a location: its name's number and kind, and its offset.
     fn key(&mut self, at: &Location<'a>) -> [u64; 2] {
         let name: &[u8] = &at.name;
-        let last = self.last.and_then(|id| Some(id).zip(self.spellings.get(usize::try_from(id).ok()?)));
-        let id = match last {
-            Some((id, spelling)) if **spelling == *name => id,
-            _ => {
-                let id = match self.names.get(name) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.spellings.len() as u64;
-                        self.spellings.push(at.name.clone());
-                        self.names.insert(at.name.clone(), id);
-                        id
-                    }
-                };
-                self.last = Some(id);
-                id
-            }
+        let spelled = |id: Option<u64>| {
+            let id = id?;
+            let spelling = self.spellings.get(usize::try_from(id).ok()?)?;
+            (**spelling == *name).then_some(id)
+        };
+        let id = if let Some(id) = spelled(self.last[0]) {
+            id
+        } else if let Some(id) = spelled(self.last[1]) {
+            self.last.swap(0, 1);
+            id
+        } else {
+            let id = match self.names.get(name) {
+                Some(&id) => id,
+                None => {
+                    let id = self.spellings.len() as u64;
+                    self.spellings.push(at.name.clone());
+                    self.names.insert(at.name.clone(), id);
+                    id
+                }
+            };
+            self.last = [Some(id), self.last[0]];
+            id
         };
         [id << 2 | at.kind as u64, at.offset]
     }
