@@ -187,14 +187,45 @@ fn plain_branch(rest: &[u8], line: u64) -> Option<(Branch<'_>, &[u8], usize)> {
 /// length with the newline.
 #[inline(always)]
 pub(super) fn plain_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
-    // Most branches were never mispredicted.
-    if let [b'0', b' ', ..] = tail {
-        let (count, len) = plain_decimal(tail, 2, b'\n')?;
-        return Some(([0, count], len));
-    }
+    // Most branches were never mispredicted, and most counts are short.
+    zero_and_count(tail).or_else(|| decimal_counts(tail))
+}
+
+/// `plain_counts` a digit at a time: any spelling it takes.
+fn decimal_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
     let (mispredicted, at) = plain_decimal(tail, 0, b' ')?;
     let (count, len) = plain_decimal(tail, at, b'\n')?;
     Some(([mispredicted, count], len))
+}
+
+/// `0 COUNT\n` at the start of `tail` with a count of one to seven digits (the
+/// commonest counts, never mispredicted), with the eight bytes after the `0 ` at
+/// hand: `[0, COUNT]` and the length with the newline; `None` for anything else.
+/// The digits are found and summed in one 64-bit word, without a branch on each:
+/// their number varies from line to line, and a loop's exit was mispredicted.
+#[inline(always)]
+fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
+    let (Some(b"0 "), Some(word)) = (tail.first_chunk::<2>(), tail.get(2..).and_then(|t| t.first_chunk::<8>())) else {
+        return None;
+    };
+    let word = u64::from_le_bytes(*word);
+    // Each byte less '0' (a digit is 0 to 9); a byte's high bit in `others` marks one
+    // that is not a digit (adding 0x76 carries into bit 7 from 10 up). A carry
+    // out of a byte only reaches bytes after it, so the lowest mark is exact.
+    let values = word ^ 0x3030_3030_3030_3030;
+    let others = (values.wrapping_add(0x7676_7676_7676_7676) | values) & 0x8080_8080_8080_8080;
+    let digits = others.trailing_zeros() / 8;
+    // One to seven digits, then the newline (eight would leave no room for it).
+    if digits == 0 || word.to_le_bytes().get(digits as usize) != Some(&b'\n') {
+        return None;
+    }
+    // The digits moved up to the top bytes (zeros before them), then summed in
+    // pairs, fours and eights.
+    let n = values.wrapping_shl(64u32.wrapping_sub(digits.wrapping_mul(8)));
+    let n = (n & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561) >> 8;
+    let n = (n & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601) >> 16;
+    let n = (n & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32;
+    Some(([0, n as i64], (digits as usize).wrapping_add(3)))
 }
 
 /// One to 18 digits (no overflow) from `start`, then `end`: their value, and where
@@ -315,4 +346,57 @@ fn location<'a>(r: &mut FieldReader<'a>, memory: bool) -> Result<Location<'a>> {
 fn end_of_line(r: &mut FieldReader<'_>) -> Result<()> {
     r.skip_separators();
     r.expect_newline()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn zero_and_count_reads_what_decimal_counts_reads() {
+        let mut tails: Vec<Vec<u8>> = Vec::new();
+        for digits in 0..=9 {
+            for value in ["1234567890", "0000000001", "9999999999", "1000000000"] {
+                for end in [&b"\n1 f 0 1 f 4 0 1\n"[..], b"\n", b" \n", b"x\n", b"\xff\n", b":", b"/"] {
+                    for head in [&b"0 "[..], b"1 ", b"00 ", b"0  ", b"12 "] {
+                        tails.push([head, &value.as_bytes()[..digits], end].concat());
+                    }
+                }
+            }
+        }
+        // Every byte after a leading digit, and each of the eight positions of a
+        // byte that is no digit.
+        for b in 0..=255u8 {
+            tails.push([&b"0 7"[..], &[b], b"\n\n\n\n\n\n\n\n"].concat());
+            for at in 0..8 {
+                let mut tail = b"0 12345678\n".to_vec();
+                tail[2 + at] = b;
+                tails.push(tail);
+            }
+        }
+        let mut fast = 0;
+        for tail in &tails {
+            let decimal = decimal_counts(tail);
+            match zero_and_count(tail) {
+                Some(read) => {
+                    assert_eq!(Some(read), decimal, "{:?}", tail.escape_ascii().to_string());
+                    fast += 1;
+                }
+                // The slow path is for the rest: a misprediction (or a zero spelled
+                // otherwise), a count of eight digits or more, or fewer than eight
+                // bytes after the `0 `.
+                None => assert!(
+                    decimal
+                        .is_none_or(|([m, _], len)| m != 0 || !tail.starts_with(b"0 ") || len > 10 || tail.len() < 10),
+                    "{:?} left to the slow path",
+                    tail.escape_ascii().to_string()
+                ),
+            }
+        }
+        assert!(fast >= 40, "{fast} read by the fast path");
+        assert_eq!(zero_and_count(b"0 9876543\n"), Some(([0, 9_876_543], 10)));
+        assert_eq!(zero_and_count(b"0 1\n1 f 0 "), Some(([0, 1], 4)));
+        assert_eq!(zero_and_count(b"0 1\n"), None);
+    }
 }
