@@ -351,24 +351,22 @@ impl<'a> Merger<'a> {
             return (0, 0);
         }
         let (mut len, mut lines) = (0usize, 0u64);
+        // Most lines follow each other as they did in the inputs before: runs of
+        // them, from the guess and then from the branch each line that breaks a
+        // run is looked up to be (whose counts must then be plain, too).
+        let (mut from, mut looked_up) = (self.guess(), false);
         loop {
-            // Most lines follow each other as they did in the inputs before.
-            let guess = self.guess();
-            let (end, run, last) = follow(&mut self.known, rest, len, guess);
+            let (end, run, last) = follow(&mut self.known, rest, len, from);
+            if run == 0 && looked_up {
+                break;
+            }
             if run > 0 {
                 (len, lines) = (end, lines.saturating_add(run));
                 self.previous = Some(last);
             }
             let Some(line) = rest.get(len..) else { break };
             let Some(at) = self.ahead(line).or_else(|| self.known_by_text(line)) else { break };
-            let Some(known) = self.known.get_mut(at) else { break };
-            let Some(([mispredicted, count], counts_len)) = line.get(known.text.len()..).and_then(plain_counts) else {
-                break;
-            };
-            known.add([count, mispredicted]);
-            len = len.saturating_add(known.text.len()).saturating_add(counts_len);
-            lines = lines.saturating_add(1);
-            self.previous = Some(at);
+            (from, looked_up) = (at, true);
         }
         (len, lines)
     }
