@@ -4,7 +4,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use iced_x86::{Decoder, DecoderOptions, Formatter, GasFormatter, Instruction};
+use iced_x86::{Decoder, DecoderOptions, FlowControl, Formatter, GasFormatter, Instruction};
 
 use crate::formats::perf::perf2bolt::binary::Binary;
 
@@ -17,6 +17,9 @@ pub const MAX_INSTRUCTIONS: usize = 256;
 pub struct Line {
     pub offset: u64,
     pub text: String,
+    /// Whether the next instruction may run after it: not after a jump, an indirect
+    /// jump (a jump table's entries are all taken branches), a return or a trap.
+    pub falls_through: bool,
 }
 
 /// The instructions of `[start, end)` of the function at `address` (offsets in
@@ -42,7 +45,14 @@ pub fn block(binary: &Binary<'_>, address: u64, start: u64, end: u64) -> Vec<Lin
         }
         let mut text = String::new();
         formatter.format(&instruction, &mut text);
-        out.push(Line { offset: instruction.ip().wrapping_sub(address), text });
+        let falls_through = !matches!(
+            instruction.flow_control(),
+            FlowControl::UnconditionalBranch
+                | FlowControl::IndirectBranch
+                | FlowControl::Return
+                | FlowControl::Exception
+        );
+        out.push(Line { offset: instruction.ip().wrapping_sub(address), text, falls_through });
     }
     out
 }

@@ -585,6 +585,10 @@ pub const CFG_FLAG_GAP: f64 = 0.2;
 pub const CFG_CALL_LINES: usize = 6;
 /// Instructions listed in a block's text; the details list them all.
 pub const CFG_CODE_LINES: usize = 24;
+/// A long note on an instruction (a jump table's edges) is wrapped into lines of
+/// this many characters, at most [`CFG_NOTE_LINES`] of them; the details list it whole.
+pub const CFG_NOTE_CHARS: usize = 44;
+pub const CFG_NOTE_LINES: usize = 4;
 
 /// One function's control-flow graph, laid out by the worker (layout units are CSS
 /// pixels at zoom 1; blocks top to bottom in layers).
@@ -645,7 +649,7 @@ pub struct CfgBlock {
     pub flagged: bool,
     /// The text drawn in the block: a header line, one line per call (in `calls`
     /// order, at most [`CFG_CALL_LINES`], then a line saying how many more), then
-    /// its first [`CFG_CODE_LINES`] instructions.
+    /// its first [`CFG_CODE_LINES`] instructions (a long note wrapped below its own).
     pub lines: Vec<String>,
     /// The block's instructions, when the binary is known.
     pub code: Vec<CfgInsn>,

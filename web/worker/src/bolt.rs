@@ -19,7 +19,7 @@ use pgolens::model::disasm;
 use pgolens::model::fdata_records::{self, location_text, RecordColumn, Records};
 use pgolens_protocol::{
     Cell, CfgBlock, CfgCall, CfgEdge, CfgGraph, CfgInsn, DocId, FlowScore, Row, TablePage, TableQuery, CFG_CALL_LINES,
-    CFG_CHAR_PX, CFG_CODE_LINES, CFG_FLAG_GAP, CFG_LINE_PX, CFG_PAD_PX,
+    CFG_CHAR_PX, CFG_CODE_LINES, CFG_FLAG_GAP, CFG_LINE_PX, CFG_NOTE_CHARS, CFG_NOTE_LINES, CFG_PAD_PX,
 };
 
 use crate::bat::BatView;
@@ -450,11 +450,15 @@ fn code_of(cfg: &Cfg, binary: &Binary<'_>, function: usize) -> Vec<Vec<CfgInsn>>
             let end = starts.iter().copied().find(|&s| s > start).unwrap_or(f.size);
             let lines = disasm::block(binary, f.address, start, end);
             let last = lines.last().map(|l| l.offset);
-            let taken: Vec<String> = u32::try_from(i)
-                .map(|i| cfg.successors(i))
-                .unwrap_or_default()
+            // The edge into the next block is the fall-through, unless the block
+            // ends in a jump (a jump table's next entry is taken too).
+            let falls_through = lines.last().is_some_and(|l| l.falls_through);
+            let mut successors = u32::try_from(i).map(|i| cfg.successors(i)).unwrap_or_default().to_vec();
+            // Hottest first, as llvm-bolt lists a jump table's successors.
+            successors.sort_by_key(|e| core::cmp::Reverse(e.count));
+            let taken: Vec<String> = successors
                 .iter()
-                .filter(|e| cfg.blocks.get(e.to as usize).and_then(|t| t.offset) != Some(end))
+                .filter(|e| !falls_through || cfg.blocks.get(e.to as usize).and_then(|t| t.offset) != Some(end))
                 .filter_map(|e| {
                     let count = e.count?;
                     let mispredicted = if e.mispredicted > 0 {
@@ -532,13 +536,47 @@ fn block_lines(
         lines.push(alloc::format!("  + {} more calls", calls.len().saturating_sub(CFG_CALL_LINES)));
     }
     for i in code.iter().take(CFG_CODE_LINES) {
-        let note = i.note.as_deref().map(|n| alloc::format!("  # {n}")).unwrap_or_default();
-        lines.push(alloc::format!("{:>5x}: {}{note}", i.offset, i.text));
+        let line = alloc::format!("{:>5x}: {}", i.offset, i.text);
+        match i.note.as_deref() {
+            Some(note) => noted(&mut lines, line, note),
+            None => lines.push(line),
+        }
     }
     if code.len() > CFG_CODE_LINES {
         lines.push(alloc::format!("  … {} more instructions", code.len().saturating_sub(CFG_CODE_LINES)));
     }
     lines
+}
+
+/// `line` with `note` after it. A long note (a jump table's edges) is wrapped at
+/// its commas into a column of lines [`CFG_NOTE_CHARS`] wide, at most
+/// [`CFG_NOTE_LINES`] of them: one line would make the block, and the whole
+/// graph, as wide as every edge's count.
+fn noted(lines: &mut Vec<String>, line: String, note: &str) {
+    let indent = line.chars().count().saturating_add(4);
+    let mut parts: Vec<String> = Vec::new();
+    for item in note.split_inclusive(", ") {
+        match parts.last_mut() {
+            Some(last) if last.chars().count().saturating_add(item.chars().count()) <= CFG_NOTE_CHARS => {
+                last.push_str(item)
+            }
+            _ => parts.push(item.into()),
+        }
+    }
+    let hidden = parts.len().saturating_sub(CFG_NOTE_LINES);
+    if hidden > 0 {
+        let more: usize = parts.iter().skip(CFG_NOTE_LINES.saturating_sub(1)).map(|p| p.matches(", ").count()).sum();
+        parts.truncate(CFG_NOTE_LINES.saturating_sub(1));
+        parts.push(alloc::format!("… {} more", more.saturating_add(1)));
+    }
+    for (k, part) in parts.iter().enumerate() {
+        let part = part.trim_end();
+        if k == 0 {
+            lines.push(alloc::format!("{line}  # {part}"));
+        } else {
+            lines.push(alloc::format!("{:indent$}{part}", ""));
+        }
+    }
 }
 
 /// `1234567` as `1,234,567`.
@@ -552,4 +590,28 @@ fn grouped(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_note_is_wrapped_and_cut_with_what_it_leaves_out() {
+        let note: Vec<String> = (0..20).map(|k| alloc::format!("→ #{k} ×{}", grouped(1_000_000 + k))).collect();
+        let mut lines = Vec::new();
+        noted(&mut lines, "    c: jmpq    *0x402010(,%rcx,8)".into(), &note.join(", "));
+        // Two edges a line (17 and 18 characters each with the comma), three lines
+        // of them and what is left.
+        assert_eq!(lines.len(), CFG_NOTE_LINES);
+        assert_eq!(lines[0], "    c: jmpq    *0x402010(,%rcx,8)  # → #0 ×1,000,000, → #1 ×1,000,001,");
+        assert_eq!(lines[2].trim_start(), "→ #4 ×1,000,004, → #5 ×1,000,005,");
+        assert_eq!(lines[3].trim_start(), "… 14 more");
+        assert!(lines[1..].iter().all(|l| l.find('→').or(l.find('…')) == lines[0].find("→ #0")));
+        // A short note stays on its line.
+        let mut lines = Vec::new();
+        noted(&mut lines, "   1f: callq   0x401000".into(), "×12,345");
+        assert_eq!(lines, ["   1f: callq   0x401000  # ×12,345"]);
+    }
 }

@@ -292,7 +292,9 @@ impl BoltCfg {
             Some(b) if !whole && fit.scale < READABLE_SCALE => {
                 let c = Camera { scale: OPEN_SCALE, ..fit };
                 let top = c.centred_on(b.x + b.w / 2.0, b.y, self.view);
-                Camera { y: b.y - FIT_MARGIN_PX / OPEN_SCALE, ..top }
+                // A block wider than the view shows its start: its head and code.
+                let margin = FIT_MARGIN_PX / OPEN_SCALE;
+                Camera { x: top.x.min(b.x - margin), y: b.y - margin, ..top }
             }
             _ => fit,
         });
@@ -439,6 +441,24 @@ mod tests {
         let (x0, y0) = c.to_layout(0.0, 0.0);
         let (x1, y1) = c.to_layout(400.0, 300.0);
         assert!(x0 <= 0.0 && y0 <= 0.0 && x1 >= 300.0 && y1 >= 2030.0);
+    }
+
+    #[test]
+    fn an_entry_wider_than_the_view_opens_on_its_start() {
+        let mut graph = diamond();
+        graph.blocks[0].x = 50.0;
+        graph.blocks[0].w = 900.0;
+        graph.width = 1000.0;
+        let mut out = Outbox::default();
+        let mut v = BoltCfg::default();
+        v.enter(1, &mut out);
+        let req = v.pending;
+        v.update(Msg::Resize(400.0, 300.0), 1, &mut out);
+        assert!(v.loaded(req, graph));
+        let c = v.camera.unwrap();
+        assert_eq!(c.scale, OPEN_SCALE);
+        // Its top left corner, a margin in from the view's.
+        assert_eq!(c.to_layout(FIT_MARGIN_PX, FIT_MARGIN_PX), (50.0, 0.0));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! tables, graphs and byte views, and the cross-document requests.
 
 use super::*;
-use pgolens_protocol::{Cell, CfgCall, CfgInsn, Order, Reply, Request, Transform};
+use pgolens_protocol::{Cell, CfgCall, CfgInsn, Order, Reply, Request, Transform, CFG_NOTE_CHARS};
 
 pub(super) fn session(name: &str, bytes: &[u8]) -> Session {
     let mut s = Session::new(name.into(), bytes.len() as u64).unwrap();
@@ -357,6 +357,32 @@ fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
     let graph = y.bolt_cfg(None, Some(&elf), None).unwrap();
     assert_eq!(graph.name, "classify");
     assert!(graph.blocks.iter().all(|b| b.offset.is_some() && !b.code.is_empty()));
+    // Its jump table: every entry is a taken edge, the next block's too, listed
+    // hottest first as llvm-bolt lists the entry block's successors.
+    let entry = &graph.blocks[0];
+    let jump = entry.code.last().unwrap();
+    assert!(jump.text.starts_with("jmp"), "{jump:?}");
+    let note = jump.note.as_deref().unwrap();
+    let ours: Vec<u64> =
+        note.split(", → ").map(|e| e.split('×').nth(1).unwrap().replace(',', "").parse().unwrap()).collect();
+    let body = text.split("Binary Function \"").find(|f| f.starts_with("classify\"")).unwrap();
+    let successors = body.lines().find(|l| l.starts_with("  Successors: ")).unwrap();
+    let printed: Vec<u64> =
+        successors.split("count: ").skip(1).map(|c| c.split(')').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(ours, printed);
+    assert_eq!(printed.len(), 8);
+    // The block's text wraps the note into a column of short lines.
+    let at = entry.lines.iter().position(|l| l.contains("  # ")).unwrap();
+    let first = entry.lines[at].split_once("  # ").unwrap().1;
+    let column = entry.lines[at].find("  # ").unwrap() + 4;
+    let parts: Vec<&str> = std::iter::once(first)
+        .chain(entry.lines[at + 1..].iter().map(|l| {
+            assert!(l[..column].trim().is_empty(), "{l:?}");
+            &l[column..]
+        }))
+        .collect();
+    assert!(parts.len() > 1 && parts.iter().all(|p| p.chars().count() <= CFG_NOTE_CHARS), "{parts:?}");
+    assert_eq!(parts.join(" "), note);
     // classify's calls: the instruction is annotated with the call count.
     let calls: Vec<&CfgInsn> =
         graph.blocks.iter().flat_map(|b| &b.code).filter(|i| i.text.starts_with("call")).collect();
