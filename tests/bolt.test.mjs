@@ -132,8 +132,16 @@ test('a function row opens its CFG: blocks with BOLT\'s counts, keys along the h
   assert.equal(Number(await cfg.getAttribute('data-blocks')), printed.length);
   const canvas = cfg.locator('canvas').first();
   await page.waitForFunction(() => Number(document.querySelector('.bolt-cfg canvas')?.dataset.paints) > 0);
-  // Fitted: every block is drawn.
+  // Fitted: every block is drawn, and the minimap is hidden until the graph is zoomed.
   assert.equal(Number(await canvas.getAttribute('data-blocks-drawn')), printed.length);
+  const minimap = cfg.locator('.cfg-minimap');
+  assert.equal(await minimap.isHidden(), true);
+  const middle = await canvas.boundingBox();
+  await page.mouse.move(middle.x + middle.width / 2, middle.y + middle.height / 2);
+  await page.mouse.wheel(0, -600);
+  await minimap.waitFor({ state: 'visible', timeout: 5000 });
+  await cfg.getByRole('button', { name: 'Fit' }).click();
+  await minimap.waitFor({ state: 'hidden', timeout: 5000 });
 
   // Keys: the entry, then along its hottest edge; the details show BOLT's count.
   await cfg.locator('.cfg-canvas').focus();

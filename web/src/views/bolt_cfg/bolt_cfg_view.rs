@@ -310,8 +310,9 @@ pub fn BoltCfgView(props: &Props) -> Html {
                         {onmousedown} {onmousemove} {onmouseup} {onmouseleave}></canvas>
                     // Always there, in the same place: conditional siblings of the canvases
                     // made Yew hand the minimap's ref the graph's canvas.
+                    // Hidden while the whole graph is in view.
                     <canvas ref={minimap} class="cfg-minimap" aria-label="Minimap" onclick={on_minimap}
-                        hidden={state.graph.is_none()}></canvas>
+                        hidden={state.graph.is_none() || state.shows_all()}></canvas>
                     <div class="cfg-tooltip-slot">{tooltip}</div>
                 </div>
                 if let Some(detail) = detail { {detail} }

@@ -117,6 +117,9 @@ pub struct BoltCfg {
     pub error: Option<String>,
     /// None: fit the graph once it and the canvas size are known.
     pub camera: Option<Camera>,
+    /// How the camera was placed (`Some(whole)`: fitted whole, or opened on the
+    /// entry) while no one has moved it since: a new size places it again.
+    pub placed: Option<bool>,
     pub view: (f64, f64),
     pub selected: Option<u32>,
     /// The block the selection stepped down from (for sibling steps).
@@ -202,12 +205,26 @@ impl BoltCfg {
                 if self.view == (w, h) {
                     return false;
                 }
-                self.view = (w, h);
-                self.fit_if_new();
+                let old = core::mem::replace(&mut self.view, (w, h));
+                match (self.camera, self.placed) {
+                    (Some(_), Some(whole)) => {
+                        self.camera = None;
+                        self.place_camera(whole);
+                    }
+                    // Moved by hand: what was in the middle stays there.
+                    (Some(c), None) if old.0 > 0.0 && old.1 > 0.0 => {
+                        let (dx, dy) = ((old.0 - w) / 2.0 / c.scale, (old.1 - h) / 2.0 / c.scale);
+                        self.camera = Some(Camera { x: c.x + dx, y: c.y + dy, ..c });
+                    }
+                    _ => self.fit_if_new(),
+                }
                 true
             }
             Msg::Camera(c) => {
                 let changed = self.camera != Some(c);
+                if changed {
+                    self.placed = None;
+                }
                 self.camera = Some(c);
                 changed
             }
@@ -275,6 +292,14 @@ impl BoltCfg {
         true
     }
 
+    /// Whether the whole graph is in view (the minimap then has nothing to show).
+    pub fn shows_all(&self) -> bool {
+        match (&self.graph, self.camera) {
+            (Some(g), Some(c)) => c.shows((0.0, 0.0, g.width, g.height), self.view),
+            _ => false,
+        }
+    }
+
     /// A graph just loaded opens fitted, or on its entry when fitting would make
     /// it unreadable; `Fit` always fits.
     fn fit_if_new(&mut self) {
@@ -288,6 +313,7 @@ impl BoltCfg {
         let Some(g) = &self.graph else { return };
         let fit = Camera::fit(g.width, g.height, self.view);
         let entry = g.blocks.iter().find(|b| b.entry).or(g.blocks.first());
+        self.placed = Some(whole);
         self.camera = Some(match entry {
             Some(b) if !whole && fit.scale < READABLE_SCALE => {
                 let c = Camera { scale: OPEN_SCALE, ..fit };
@@ -305,6 +331,7 @@ impl BoltCfg {
         let (Some(g), Some(camera)) = (&self.graph, self.camera) else { return };
         let Some(b) = g.blocks.get(block as usize) else { return };
         if !camera.shows((b.x, b.y, b.w, b.h), self.view) {
+            self.placed = None;
             self.camera = Some(camera.centred_on(b.x + b.w / 2.0, b.y + b.h / 2.0, self.view));
         }
     }
@@ -459,6 +486,36 @@ mod tests {
         assert_eq!(c.scale, OPEN_SCALE);
         // Its top left corner, a margin in from the view's.
         assert_eq!(c.to_layout(FIT_MARGIN_PX, FIT_MARGIN_PX), (50.0, 0.0));
+    }
+
+    #[test]
+    fn a_new_size_places_a_placed_camera_again_and_keeps_a_moved_ones_middle() {
+        // A graph that fits: 300 × 2030 in a tall view.
+        let mut out = Outbox::default();
+        let mut v = BoltCfg::default();
+        v.enter(1, &mut out);
+        let req = v.pending;
+        v.update(Msg::Resize(300.0, 4000.0), 1, &mut out);
+        assert!(v.loaded(req, diamond()));
+        // The canvas grows wider once the toolbar is laid out: the graph is fitted
+        // (centred) in the new size, as if it had opened in it.
+        v.update(Msg::Resize(900.0, 4000.0), 1, &mut out);
+        assert_eq!(v.camera, Some(Camera::fit(300.0, 2030.0, (900.0, 4000.0))));
+        // Moved by hand, then resized: the layout point in the middle stays there.
+        let moved = v.camera.unwrap().panned(-40.0, 25.0);
+        v.update(Msg::Camera(moved), 1, &mut out);
+        let middle = moved.to_layout(450.0, 2000.0);
+        v.update(Msg::Resize(600.0, 1000.0), 1, &mut out);
+        let c = v.camera.unwrap();
+        assert_eq!(c.scale, moved.scale);
+        assert_eq!(c.to_layout(300.0, 500.0), middle);
+        // Fit places it again, and the next size refits.
+        assert!(!v.shows_all());
+        v.update(Msg::Fit, 1, &mut out);
+        assert!(v.shows_all());
+        v.update(Msg::Resize(800.0, 1000.0), 1, &mut out);
+        assert_eq!(v.camera, Some(Camera::fit(300.0, 2030.0, (800.0, 1000.0))));
+        assert!(v.shows_all());
     }
 
     #[test]
