@@ -197,6 +197,21 @@ test('the Flame graph tab shows every function with its inline tree, the Flat pr
   await page.close();
 });
 
+test('a profile without samples in inlined callees draws one bar a function, with a note that says so', async () => {
+  // AutoFDO's profile: vm_run and sort_records have inlined callsites, all of 0 samples.
+  const file = 'llvm/afdo-progB/afdo-progB.extbinary.prof';
+  const { page, errors } = await openSample(file, 'sample-extbinary');
+  await page.getByRole('tab', { name: 'Flame graph' }).click();
+  await page.locator('.flat-note', { hasText: 'No inlined callee has samples: each function is one frame' }).waitFor();
+  const shown = await page.locator('.flat-row').evaluateAll((rows) =>
+    rows.map((r) => ({ name: r.querySelector('.flat-name').textContent, total: Number(r.querySelector('.flat-weight').textContent) })),
+  );
+  const theirs = parseShow(await readFile(path.join(corpus, `${file}.show.txt`), 'utf8'));
+  assert.deepEqual(shown, theirs.map(({ name, total }) => ({ name, total })));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the Summary tab shows llvm-profdata\'s sample summary', async () => {
   const { file, format } = FILES[1];
   const { page, errors } = await openSample(file, format);

@@ -16,7 +16,7 @@ use crate::views::bolt_functions::bolt_functions_view::BoltFunctionsView;
 use crate::views::bolt_records::bolt_records_view::BoltRecordsView;
 use crate::views::call_tree::call_tree_view::CallTreeView;
 use crate::views::dump::dump_view::DumpView;
-use crate::views::flame::flame_graph::FlameGraph;
+use crate::views::flame::flame_graph::{self, FlameGraph};
 use crate::views::functions::functions_view::FunctionsView;
 use crate::views::memprof::memprof_view::MemProfView;
 use crate::views::sample_functions::sample_functions_view::SampleFunctionsView;
@@ -75,7 +75,10 @@ pub fn DocView(props: &Props) -> Html {
                 View::Dump => html! { <DumpView doc={doc.clone()} dispatch={d} /> },
                 View::Flame => {
                     let info = doc.summary.as_ref().and_then(|s| s.stacks.clone()).unwrap_or_default();
-                    html! { <FlameGraph stacks={doc.stacks.clone()} {info} on_msg={d.reform(Action::Flame)} on_tab={Some(d.reform(Action::SelectTab))} on_transform={Some(d.reform(|t| Action::Transform(views::transforms::Msg::Push(t))))} /> }
+                    // A recording's stacks are its call chains; a sample profile's, its inline trees.
+                    let recording = doc.summary.as_ref().is_none_or(|s| s.format.starts_with("perf.data"));
+                    let flat_note = if recording { flame_graph::NO_CHAINS } else { flame_graph::NO_INLINED_SAMPLES };
+                    html! { <FlameGraph stacks={doc.stacks.clone()} {info} {flat_note} on_msg={d.reform(Action::Flame)} on_tab={Some(d.reform(Action::SelectTab))} on_transform={Some(d.reform(|t| Action::Transform(views::transforms::Msg::Push(t))))} /> }
                 }
                 View::Functions if doc.has_stacks() => html! { <StackFunctionsView doc={doc.clone()} dispatch={d} /> },
                 View::Functions => html! { <FunctionsView doc={doc.clone()} dispatch={d} /> },

@@ -48,6 +48,9 @@ pub struct Props {
     /// The graph's accessible name.
     #[prop_or(AttrValue::Static("Flame graph"))]
     pub label: AttrValue,
+    /// What the note over a graph of one-frame stacks says (a recording's by default).
+    #[prop_or(AttrValue::Static(NO_CHAINS))]
+    pub flat_note: AttrValue,
     /// Switches the file's tab (the details' Call tree button); none: no button.
     #[prop_or_default]
     pub on_tab: Option<Callback<View>>,
@@ -58,7 +61,9 @@ pub struct Props {
 }
 
 /// What a flat recording's note says.
-const NO_CHAINS: &str = "This recording has no call chains (record with -g or --call-graph to get them)";
+pub const NO_CHAINS: &str = "This recording has no call chains (record with -g or --call-graph to get them)";
+/// What a flat sample profile's note says: its stacks are its inline trees.
+pub const NO_INLINED_SAMPLES: &str = "No inlined callee has samples: each function is one frame";
 /// The fold button's sample of the inlined frames' colour (the palette's first green).
 const INLINED_SWATCH: &str =
     "display:inline-block;width:0.8em;height:0.8em;margin-right:0.3em;border-radius:2px;background:#8fd19e";
@@ -262,7 +267,7 @@ pub fn FlameGraph(props: &Props) -> Html {
     });
 
     let body = match &st.flame {
-        Some(data) if flat => flat_chart(data, names, st.selected, selected_frame, d),
+        Some(data) if flat => flat_chart(data, names, st.selected, selected_frame, &props.flat_note, d),
         Some(data) => html! {
             <FlameCanvas data={data.clone()} names={st.names.clone()} {zoom} icicle={st.inverted}
                 hit={hit.clone()} selected={st.selected} highlight={selected_frame} label={props.label.clone()}
@@ -391,6 +396,7 @@ fn flat_chart(
     names: Option<&FrameNames>,
     selected: Option<u32>,
     frame: Option<u32>,
+    note: &AttrValue,
     d: &Callback<Msg>,
 ) -> Html {
     let order = data.heaviest_first();
@@ -420,7 +426,7 @@ fn flat_chart(
     });
     html! {
         <div class="flame-flat">
-            <p class="flat-note" role="note">{NO_CHAINS}</p>
+            <p class="flat-note" role="note">{note.clone()}</p>
             <div class="flat-rows">{ for rows }</div>
             if more > 0 { <p class="muted">{format!("and {} more", crate::views::count(more as u64, "function"))}</p> }
         </div>

@@ -12,7 +12,7 @@ use pgolens_protocol::{HeatRow, SampleFnDetail, SampleName};
 
 use super::Msg;
 use crate::app::{Action, Doc};
-use crate::views::flame::flame_graph::FlameGraph;
+use crate::views::flame::flame_graph::{FlameGraph, NO_INLINED_SAMPLES};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -74,7 +74,7 @@ pub fn SampleDetail(props: &Props) -> Html {
             </section>
             <section class="sample-inline" aria-label="Inline tree">
                 <h3>{"Inline tree"}</h3>
-                <FlameGraph stacks={s.inline.clone()} info={info} rooted={true} label="Inline tree"
+                <FlameGraph stacks={s.inline.clone()} info={info} rooted={true} label="Inline tree" flat_note={NO_INLINED_SAMPLES}
                     on_msg={d.reform(|m| Action::SampleFunctions(Msg::Flame(m)))} />
             </section>
         </>
