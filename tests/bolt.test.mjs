@@ -220,6 +220,13 @@ test('an fdata profile\'s branch and memory lines are tables, largest count firs
     const count = await first.locator('[data-column=count]').innerText();
     assert.equal(Number(/^[\d,]+/.exec(count.trim())[0].replace(/,/g, '')), top, `${tab}: ${count}`);
     assert.match(await page.locator('.bolt-records').innerText(), new RegExp(`${lines.length} ${tab.toLowerCase() === 'branches' ? 'branch' : 'memory'} lines`));
+    // The locations (text columns) share the table's width: none is cut short.
+    const cells = page.locator('.bolt-records .fn-body [data-column=from], .bolt-records .fn-body [data-column=to]');
+    assert.ok((await cells.count()) >= 2 * Math.min(lines.length, 20), tab);
+    const clipped = await cells.evaluateAll((all) => all.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+    assert.deepEqual(clipped, [], tab);
+    // Left-aligned, as text is.
+    assert.equal(await cells.first().evaluate((c) => getComputedStyle(c).textAlign), 'start');
   }
   assert.deepEqual(errors, []);
   await page.close();

@@ -30,6 +30,9 @@ pub struct Track {
     pub title: String,
     /// The name column takes the room the others leave.
     pub name: bool,
+    /// A text column shares that room when the table has no name column (an
+    /// fdata's branch lines: from and to).
+    pub text: bool,
     /// The least its values need, in characters of the table's font.
     pub min_chars: f64,
 }
@@ -45,19 +48,32 @@ pub fn tracks(columns: &[Column], extra: Option<&str>) -> Vec<Track> {
             CellKind::Ppm => 6.0,
             CellKind::Count | CellKind::Text => 8.0,
         };
-        out.push(Track { key: c.id.clone(), title: c.title.clone(), name: c.kind == CellKind::Name, min_chars });
+        out.push(Track {
+            key: c.id.clone(),
+            title: c.title.clone(),
+            name: c.kind == CellKind::Name,
+            text: c.kind == CellKind::Text,
+            min_chars,
+        });
         if c.share {
             // "100.00%"
             out.push(Track {
                 key: format!("{}-pct", c.id),
                 title: format!("{} %", c.title),
                 name: false,
+                text: false,
                 min_chars: 7.0,
             });
         }
     }
     if let Some(title) = extra {
-        out.push(Track { key: EXTRA_KEY.to_string(), title: title.to_string(), name: false, min_chars: 8.0 });
+        out.push(Track {
+            key: EXTRA_KEY.to_string(),
+            title: title.to_string(),
+            name: false,
+            text: false,
+            min_chars: 8.0,
+        });
     }
     out
 }
@@ -67,6 +83,7 @@ pub fn tracks(columns: &[Column], extra: Option<&str>) -> Vec<Track> {
 /// width; `dragged` holds widths a user chose. A column is never narrower than its
 /// header, nor (until dragged) than its values; the (first) name column gets what the others leave,
 /// at least [`NAME_MIN_PX`] — when that overflows, the table scrolls sideways.
+/// Without a name column, the text columns share it.
 pub fn widths(
     tracks: &[Track],
     header_px: &[f64],
@@ -87,11 +104,22 @@ pub fn widths(
         })
         .collect();
     let gaps = GAP_PX * tracks.len().saturating_sub(1) as f64 + ROW_PAD_PX;
+    let others: f64 = out.iter().sum();
+    let rest = (available_px - others - gaps).floor();
     if let Some(i) = tracks.iter().position(|t| t.name && dragged(&t.key).is_none()) {
-        let others: f64 = out.iter().sum();
-        let rest = (available_px - others - gaps).floor();
         if let Some(w) = out.get_mut(i) {
             *w = rest.max(NAME_MIN_PX).max(header(i));
+        }
+    } else if !tracks.iter().any(|t| t.name) {
+        let texts: Vec<usize> =
+            (0..tracks.len()).filter(|&i| tracks.get(i).is_some_and(|t| t.text && dragged(&t.key).is_none())).collect();
+        let share = (rest / texts.len().max(1) as f64).floor();
+        if share > 0.0 {
+            for i in texts {
+                if let Some(w) = out.get_mut(i) {
+                    *w += share;
+                }
+            }
         }
     }
     out
@@ -189,6 +217,29 @@ mod tests {
         let narrow = widths(&t, &header_px, 7.5, 300.0, |_| None);
         assert_eq!(narrow[0], NAME_MIN_PX);
         assert!(row_px(&narrow) > 300.0);
+    }
+
+    #[test]
+    fn without_a_name_column_the_text_columns_share_the_rest() {
+        // An fdata's branch lines.
+        let columns = [
+            column("from", "From", CellKind::Text, false),
+            column("to", "To", CellKind::Text, false),
+            column("count", "Count", CellKind::Count, true),
+        ];
+        let t = tracks(&columns, None);
+        let header_px: Vec<f64> = t.iter().map(|t| t.title.len() as f64 * 7.5).collect();
+        let w = widths(&t, &header_px, 7.5, 800.0, |_| None);
+        // Count 60, its share 73 ("Count %" and the arrow): the rest of 800 less
+        // the gaps, in halves.
+        let rest = 800.0 - 2.0 * 60.0 - 60.0 - 73.0 - 3.0 * GAP_PX - ROW_PAD_PX;
+        assert_eq!((w[0], w[1], w[2], w[3]), (60.0 + (rest / 2.0).floor(), 60.0 + (rest / 2.0).floor(), 60.0, 73.0));
+        assert!(row_px(&w) <= 800.0 && row_px(&w) >= 799.0);
+        // A dragged one keeps its width; the other takes the rest.
+        let dragged = widths(&t, &header_px, 7.5, 800.0, |k| (k == "from").then_some(100));
+        assert_eq!((dragged[0], dragged[1]), (100.0, 60.0 + rest - 40.0));
+        // Too narrow a table: no column below its least width.
+        assert_eq!(widths(&t, &header_px, 7.5, 100.0, |_| None)[..2], [60.0, 60.0]);
     }
 
     #[test]

@@ -286,6 +286,7 @@ fn header(track: &Track, px: f64, t: &Table, on: &Callback<Msg>, drag: &Rc<std::
         "fn-cell",
         format!("fn-{}", track.key),
         track.name.then_some("fn-name"),
+        track.text.then_some("fn-words"),
         column.is_some_and(|c| c.sortable).then_some("sortable")
     );
     let title = column.and_then(|c| c.help.clone());
@@ -424,7 +425,12 @@ fn row_html(
     let id = row.id;
     let selected = t.selected == Some(id);
     let cells = t.columns.iter().zip(&row.cells).map(|(c, cell)| {
-        let class = classes!("fn-cell", format!("fn-{}", c.id), (c.kind == CellKind::Name).then_some("fn-name"));
+        let class = classes!(
+            "fn-cell",
+            format!("fn-{}", c.id),
+            (c.kind == CellKind::Name).then_some("fn-name"),
+            (c.kind == CellKind::Text).then_some("fn-words")
+        );
         let column = c.id.clone();
         let body = match cell {
             Cell::Empty => html! { <div role="gridcell" {class} data-column={column}></div> },
