@@ -268,6 +268,9 @@ test('a BOLTed binary opens on its BAT: functions and fragments at their output 
   // nm cprog.bolt: hot_loop at 0x407080, its cold fragment at 0x407580.
   const hot = rowsOf.filter({ hasText: /^hot_loop(?!\.)/ }).first();
   assert.match(await hot.innerText(), /407080/);
+  // A cold fragment's kind names its function, whole on hover where the column cuts it.
+  const cold = rowsOf.filter({ hasText: /^hot_loop\.cold\.0\/1/ }).first().locator('[data-column=kind]');
+  assert.equal(await cold.getAttribute('title'), 'cold of hot_loop');
   await hot.click();
   const detail = page.locator('.bat-detail');
   await detail.locator('h3', { hasText: 'hot_loop' }).waitFor();

@@ -440,7 +440,8 @@ fn row_html(
             Cell::Ppm(p) => {
                 html! { <div role="gridcell" {class} data-column={column}>{format!("{:.1}%", f64::from(*p) / 10_000.0)}</div> }
             }
-            Cell::Text(s) => html! { <div role="gridcell" {class} data-column={column}>{s}</div> },
+            // The whole text on hover, for a column too narrow for it.
+            Cell::Text(s) => html! { <div role="gridcell" {class} data-column={column} title={s.clone()}>{s}</div> },
         };
         let share = match cell {
             Cell::Count(n) if c.share => Some(
