@@ -231,6 +231,12 @@ test('the Functions tab lists self and total per function, sortable, with a sand
     ['read', '20', '20', '20.00%'],
     ['idle', '0', '20', '20.00%'],
   ]);
+  // The sandwich button fits in its cell.
+  const overflow = await rows.first().locator('.sf-sandwich').evaluate((b) => {
+    const cell = b.closest('[role=gridcell]');
+    return b.getBoundingClientRect().right - cell.getBoundingClientRect().right;
+  });
+  assert.ok(overflow <= 0.5, `${overflow}px past its cell`);
   await page.locator('[role=columnheader][data-column=self] button').click();
   await page.waitForFunction(() => document.querySelector('.fn-body [role=row][data-id] .fn-name')?.textContent === 'compute');
   // The sandwich of work: callers (main) and callees (compute, memcpy).

@@ -72,7 +72,9 @@ pub fn tracks(columns: &[Column], extra: Option<&str>) -> Vec<Track> {
             title: title.to_string(),
             name: false,
             text: false,
-            min_chars: 8.0,
+            // Room for a small button: the stack functions' Sandwich, with its
+            // padding and border.
+            min_chars: 10.0,
         });
     }
     out
