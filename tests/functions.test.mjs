@@ -187,6 +187,10 @@ test('the Summary tab shows the totals and the detailed summary of llvm-profdata
   const yTicks = (await totals.locator('.summary-plot .y-tick').allTextContents()).map(unshort);
   const largest = Math.max(...lines.map(([c]) => c));
   assert.deepEqual(yTicks, Array.from({ length: Math.floor(Math.log10(largest)) + 1 }, (_, k) => 10 ** k));
+  // The y axis's title stays clear of its ticks' labels.
+  const titleRight = await totals.locator('.summary-plot text.y-title').evaluate((t) => t.getBoundingClientRect().right);
+  const labelsLeft = await totals.locator('.summary-plot .y-tick').evaluateAll((ts) => Math.min(...ts.map((t) => t.getBoundingClientRect().left)));
+  assert.ok(titleRight <= labelsLeft, `title ends at ${titleRight}, labels start at ${labelsLeft}`);
   assert.deepEqual(errors, []);
   await page.close();
 });

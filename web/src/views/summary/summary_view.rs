@@ -12,6 +12,9 @@ use pgolens_protocol::ProfileSummary;
 const PLOT_W: f64 = 520.0;
 const PLOT_H: f64 = 240.0;
 const PAD: f64 = 40.0;
+/// The plot's left edge: room for the y ticks' labels ("100k") and, left of
+/// them, the axis title.
+const LEFT: f64 = 58.0;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -72,7 +75,7 @@ fn plot(s: &ProfileSummary) -> Html {
     let max_count = s.detailed.iter().map(|e| e.min_count).max().unwrap_or(0);
     let max_c = (max_count as f64).ln_1p().max(1.0);
     let point = |n: u64, c: u64| {
-        let x = PAD + n as f64 / max_n * (PLOT_W - 2.0 * PAD);
+        let x = LEFT + n as f64 / max_n * (PLOT_W - LEFT - PAD);
         let y = PLOT_H - PAD - (c as f64).ln_1p() / max_c * (PLOT_H - 2.0 * PAD);
         (x, y)
     };
@@ -87,10 +90,10 @@ fn plot(s: &ProfileSummary) -> Html {
     html! {
         <svg class="summary-plot" viewBox={format!("0 0 {PLOT_W} {PLOT_H}")} role="img"
             aria-label="Detailed summary: minimum count against number of counts">
-            <line class="axis" x1={PAD.to_string()} y1={(PLOT_H - PAD).to_string()} x2={(PLOT_W - PAD).to_string()} y2={(PLOT_H - PAD).to_string()} />
-            <line class="axis" x1={PAD.to_string()} y1={PAD.to_string()} x2={PAD.to_string()} y2={(PLOT_H - PAD).to_string()} />
-            <text x={(PLOT_W / 2.0).to_string()} y={(PLOT_H - 8.0).to_string()} text-anchor="middle">{"counts taken (hottest first)"}</text>
-            <text x="10" y={(PLOT_H / 2.0).to_string()} transform={format!("rotate(-90 10 {})", PLOT_H / 2.0)} text-anchor="middle">{"min count (log)"}</text>
+            <line class="axis" x1={LEFT.to_string()} y1={(PLOT_H - PAD).to_string()} x2={(PLOT_W - PAD).to_string()} y2={(PLOT_H - PAD).to_string()} />
+            <line class="axis" x1={LEFT.to_string()} y1={PAD.to_string()} x2={LEFT.to_string()} y2={(PLOT_H - PAD).to_string()} />
+            <text x={((PLOT_W + LEFT - PAD) / 2.0).to_string()} y={(PLOT_H - 8.0).to_string()} text-anchor="middle">{"counts taken (hottest first)"}</text>
+            <text class="y-title" x="10" y={(PLOT_H / 2.0).to_string()} transform={format!("rotate(-90 10 {})", PLOT_H / 2.0)} text-anchor="middle">{"min count (log)"}</text>
             { for super::ticks(max_n as u64, 5).into_iter().map(|n| {
                 let (x, _) = point(n, 0);
                 html! { <>
@@ -101,8 +104,8 @@ fn plot(s: &ProfileSummary) -> Html {
             { for super::decades(max_count).into_iter().map(|c| {
                 let (_, y) = point(0, c);
                 html! { <>
-                    <line class="tick" x1={(PAD - 4.0).to_string()} y1={format!("{y:.1}")} x2={PAD.to_string()} y2={format!("{y:.1}")} />
-                    <text class="tick y-tick" x={(PAD - 6.0).to_string()} y={format!("{:.1}", y + 4.0)} text-anchor="end">{super::short(c)}</text>
+                    <line class="tick" x1={(LEFT - 4.0).to_string()} y1={format!("{y:.1}")} x2={LEFT.to_string()} y2={format!("{y:.1}")} />
+                    <text class="tick y-tick" x={(LEFT - 6.0).to_string()} y={format!("{:.1}", y + 4.0)} text-anchor="end">{super::short(c)}</text>
                 </> }
             }) }
             <polyline class="curve" points={path.join(" ")} />
