@@ -296,8 +296,14 @@ impl BoltView {
     ) -> Result<CfgGraph, Failure> {
         let id = match function {
             Some(id) => id,
+            // The function table's first row: the most taken branches (a sampled
+            // profile's exec counts are a few entries seen; its hottest by them
+            // was a one-block helper), then the most runs.
             None => (0..self.rows.rows.len())
-                .max_by_key(|&i| (self.rows.rows.get(i).map_or(0, |r| r.numbers.exec_count), core::cmp::Reverse(i)))
+                .max_by_key(|&i| {
+                    let n = self.rows.rows.get(i).map(|r| (r.numbers.branches, r.numbers.exec_count));
+                    (n.unwrap_or_default(), core::cmp::Reverse(i))
+                })
                 .and_then(|i| u32::try_from(i).ok())
                 .ok_or_else(|| fail("the profile has no functions"))?,
         };

@@ -279,9 +279,17 @@ fn bolt_yaml_graphs_are_laid_out() {
     let mut s = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
     let opened = s.finish().unwrap();
     assert_eq!(opened.summary.views, [View::Dump, View::BoltFunctions, View::BoltCfg]);
-    // No function asked for: the hottest, classify (13,334,000 runs in llvm-bolt's
-    // --print-cfg with the fdata this YAML was written from), its 9 blocks.
+    // No function asked for: the function table's first row, hot_loop (most taken
+    // branches), with its 13 blocks in llvm-bolt's --print-cfg.
     let graph = s.bolt_cfg(None, None, None).unwrap();
+    assert_eq!((graph.name.as_str(), graph.blocks.len()), ("hot_loop", 13));
+    let first = s.table(&query(TableId::BoltFunctions, "branches", true, ""), 0, 1).unwrap();
+    assert_eq!(first.rows[0].id, graph.function);
+    // classify: 13,334,000 runs in llvm-bolt's --print-cfg with the fdata this YAML
+    // was written from, its 9 blocks.
+    let page = s.table(&query(TableId::BoltFunctions, "exec", true, "classify"), 0, 10).unwrap();
+    let classify = page.rows.iter().find(|r| name_of(&r.cells[0]) == "classify").unwrap().id;
+    let graph = s.bolt_cfg(Some(classify), None, None).unwrap();
     assert_eq!((graph.name.as_str(), graph.exec_count, graph.blocks.len()), ("classify", 13_334_000, 9));
     assert_eq!(graph.blocks[0].exec_count, 13_334_000);
     assert!(graph.blocks[0].entry && graph.blocks[0].lines[0].starts_with("#0"));
@@ -354,7 +362,9 @@ fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
     let mut y = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
     y.finish().unwrap();
     y.correlate(2, &elf).unwrap();
-    let graph = y.bolt_cfg(None, Some(&elf), None).unwrap();
+    let page = y.table(&query(TableId::BoltFunctions, "exec", true, "classify"), 0, 10).unwrap();
+    let classify = page.rows.iter().find(|r| name_of(&r.cells[0]) == "classify").unwrap().id;
+    let graph = y.bolt_cfg(Some(classify), Some(&elf), None).unwrap();
     assert_eq!(graph.name, "classify");
     assert!(graph.blocks.iter().all(|b| b.offset.is_some() && !b.code.is_empty()));
     // Its jump table: every entry is a taken edge, the next block's too, listed
@@ -414,6 +424,12 @@ fn branches_with_their_binary_become_perf2bolts_profile() {
         // And its graphs come with the code.
         let graph = s.bolt_cfg(None, Some(&elf), None).unwrap();
         assert!(graph.blocks.iter().all(|b| !b.code.is_empty()), "{input}");
+        // The one shown first is the table's first row (most branches: main in the
+        // recording, hot_loop in the traces), not the one most often entered
+        // (helper/1 in the recording: one block, no edges).
+        let first = s.table(&query(TableId::BoltFunctions, "branches", true, ""), 0, 1).unwrap();
+        assert_eq!((first.rows[0].id, name_of(&first.rows[0].cells[0])), (graph.function, graph.name.as_str()));
+        assert!(graph.edges.len() > 1, "{input}: {}", graph.name);
     }
     // A perf.data without branch stacks is no BOLT profile.
     let mut plain = session("cprog.fp.perf.data", &corpus("bolt-perf/cprog/cprog.fp.perf.data"));
