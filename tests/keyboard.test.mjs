@@ -140,7 +140,8 @@ async function shortcuts(page) {
   // It lists the keys of every part of the page.
   const text = await dialog.innerText();
   for (const key of ['1 … 9', 'Ctrl+F', 'Shift+Enter', 'W A S D', '*', 'PageUp']) assert.ok(text.includes(key), key);
-  for (const group of ['Everywhere', 'Flame graph', 'Call tree', 'Tables']) assert.ok(text.includes(group), group);
+  for (const group of ['Everywhere', 'Flame graph', 'Call tree', 'CFG', 'Tables']) assert.ok(text.includes(group), group);
+  for (const key of ['j k', 'h l', 'Backspace']) assert.ok(text.includes(key), key);
   // Tab and Shift+Tab stay inside.
   for (const key of ['Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
     f = await press(page, key, `${key} in the dialog`);

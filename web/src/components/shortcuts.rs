@@ -13,7 +13,7 @@ pub struct Props {
 }
 
 /// The keys, by the part of the page they work in: (keys, what they do).
-const GROUPS: [(&str, &[(&str, &str)]); 4] = [
+const GROUPS: [(&str, &[(&str, &str)]); 5] = [
     (
         "Everywhere",
         &[
@@ -52,6 +52,18 @@ const GROUPS: [(&str, &[(&str, &str)]); 4] = [
             ("*", "expand everything below the row"),
             ("Enter", "select the row's function in every view"),
             ("Context menu key, Shift+F10", "the row's transforms (merge, focus, drop…)"),
+        ],
+    ),
+    (
+        "CFG",
+        &[
+            ("↓ ↑, or j k", "along the hottest edge out of the block, or into it"),
+            ("← →, or h l", "the previous or next successor of the block the selection came from"),
+            ("Enter", "open the hottest callee of the selected block"),
+            ("Backspace", "back to the function shown before"),
+            ("f  + −", "fit the whole graph, zoom in, zoom out"),
+            ("/", "find a block by #index, @offset or callee; Enter in the search: the next"),
+            ("Esc", "clear the selection"),
         ],
     ),
     (
