@@ -21,6 +21,10 @@ pub const MIN_BARS: usize = 20;
 pub const SAMPLES_PER_BAR: u64 = 8;
 /// Room for one axis label, in px.
 pub const TICK_PX: f64 = 90.0;
+/// A label's character, and its left padding and border (`.timeline-tick`, 10.5px):
+/// a label that would not fit before the strip's end is left out, not cut.
+const LABEL_CHAR_PX: f64 = 6.5;
+const LABEL_PAD_PX: f64 = 4.0;
 
 /// A unit of time: its symbol and its length in ns.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,7 +71,8 @@ pub fn format_in(ns: f64, unit: Unit, step: f64) -> String {
 }
 
 /// The axis of a strip `width_px` wide over `span_ns`: each tick's place in px and
-/// its label, from 0, every round step, at most one label per [`TICK_PX`].
+/// its label, from 0, every round step, at most one label per [`TICK_PX`], each
+/// with room for its label before the strip's end.
 pub fn ticks(span_ns: f64, width_px: f64) -> Vec<(f64, String)> {
     let positive = |v: f64| v.partial_cmp(&0.0) == Some(std::cmp::Ordering::Greater);
     if !positive(span_ns) || !positive(width_px) {
@@ -82,6 +87,7 @@ pub fn ticks(span_ns: f64, width_px: f64) -> Vec<(f64, String)> {
             let at = i as f64 * step;
             (at / span * width_px, format_in(at * unit.ns, unit, step))
         })
+        .filter(|(px, label)| px + label.chars().count() as f64 * LABEL_CHAR_PX + LABEL_PAD_PX <= width_px)
         .collect()
 }
 
@@ -345,6 +351,11 @@ mod tests {
         let labels: Vec<String> = ticks(48e6, 400.0).into_iter().map(|(_, l)| l).collect();
         assert_eq!(labels, ["0 ms", "20 ms", "40 ms"]);
         assert!(ticks(0.0, 400.0).is_empty());
+        // 142 s over 1007 px: every 20 s, but 140 s (at 993 px) has no room for its
+        // label before the end.
+        let labels: Vec<String> = ticks(142e9, 1007.0).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels.last().map(String::as_str), Some("120 s"));
+        assert_eq!(labels.len(), 7);
         assert_eq!(format_in(1_234_567.0, unit_for(5e6), 0.01), "1.23 ms");
     }
 
