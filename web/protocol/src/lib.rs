@@ -579,6 +579,19 @@ pub struct MemFrame {
 pub const CFG_CHAR_PX: f64 = 7.2;
 pub const CFG_LINE_PX: f64 = 16.0;
 pub const CFG_PAD_PX: f64 = 6.0;
+/// A count as the graph writes it, in blocks and on edges: `1234567` as `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len().saturating_add(digits.len() / 3));
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len().saturating_sub(i)) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A block whose flow conservation gap is at least this is flagged.
 pub const CFG_FLAG_GAP: f64 = 0.2;
 /// Calls listed in a block's text (its lines 1..); more are summed up in one line.
@@ -855,4 +868,18 @@ pub struct FolderScan {
     pub elf: u32,
     /// Read in full: the matched ELFs, their debug files, a kallsyms.
     pub read: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(4_400_000), "4,400,000");
+        assert_eq!(grouped(u64::MAX), "18,446,744,073,709,551,615");
+    }
 }

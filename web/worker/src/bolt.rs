@@ -18,8 +18,8 @@ use pgolens::model::demangle::demangle;
 use pgolens::model::disasm;
 use pgolens::model::fdata_records::{self, location_text, RecordColumn, Records};
 use pgolens_protocol::{
-    Cell, CfgBlock, CfgCall, CfgEdge, CfgGraph, CfgInsn, DocId, FlowScore, Row, TablePage, TableQuery, CFG_CALL_LINES,
-    CFG_CHAR_PX, CFG_CODE_LINES, CFG_FLAG_GAP, CFG_LINE_PX, CFG_NOTE_CHARS, CFG_NOTE_LINES, CFG_PAD_PX,
+    grouped, Cell, CfgBlock, CfgCall, CfgEdge, CfgGraph, CfgInsn, DocId, FlowScore, Row, TablePage, TableQuery,
+    CFG_CALL_LINES, CFG_CHAR_PX, CFG_CODE_LINES, CFG_FLAG_GAP, CFG_LINE_PX, CFG_NOTE_CHARS, CFG_NOTE_LINES, CFG_PAD_PX,
 };
 
 use crate::bat::BatView;
@@ -583,19 +583,6 @@ fn noted(lines: &mut Vec<String>, line: String, note: &str) {
             lines.push(alloc::format!("{:indent$}{part}", ""));
         }
     }
-}
-
-/// `1234567` as `1,234,567`.
-fn grouped(n: u64) -> String {
-    let digits = alloc::format!("{n}");
-    let mut out = String::with_capacity(digits.len().saturating_add(digits.len() / 3));
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len().saturating_sub(i)) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

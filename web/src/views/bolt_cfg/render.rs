@@ -8,7 +8,7 @@
 //! The backing store is in device pixels; drawing is in layout units through the
 //! context's transform (camera scale × devicePixelRatio).
 
-use pgolens_protocol::{CfgGraph, CFG_CHAR_PX, CFG_LINE_PX, CFG_PAD_PX};
+use pgolens_protocol::{grouped, CfgGraph, CFG_CHAR_PX, CFG_LINE_PX, CFG_PAD_PX};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -255,7 +255,7 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> (usize, usize) {
             let mid = n / 4 * 2;
             let (x, y) = (e.points[mid], e.points[mid + 1]);
             if visible(x, y, 1.0, 1.0) {
-                let _ = ctx.fill_text(&format!("{c}"), x + 4.0, y - 6.0);
+                let _ = ctx.fill_text(&grouped(c), x + 4.0, y - 6.0);
             }
         }
         let _ = CFG_CHAR_PX;
