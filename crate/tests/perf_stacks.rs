@@ -14,7 +14,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use pgolens::formats::perf::PerfData;
-use pgolens::model::perf::stack_profile;
+use pgolens::model::perf::{stack_profile, PerfStacks};
 use pgolens::model::stacks::{Filter, FrameKind, StackProfile, Transform};
 use pgolens::symbolize::{Binary, Symbolizer};
 
@@ -313,7 +313,7 @@ fn frame_names_without_and_with_binaries() {
 /// `--call-graph dwarf` recordings: the user stacks unwound from each sample's
 /// stack copy with the binary's call-frame information. perf script (default
 /// fields) lists each sample's frames; the runs of frames in the program, from the
-/// sample up to the first frame elsewhere (libc, whose binary the corpus lacks),
+/// sample up to the first frame elsewhere (libc, not given here),
 /// must be ours, sample for sample (compared as a multiset: function names,
 /// inlined frames aside).
 #[test]
@@ -373,6 +373,68 @@ fn dwarf_stacks_unwind_like_perf() {
                 .collect::<Vec<_>>()
         };
         assert_eq!(got, expected, "{rel}: ours {:?} perf {:?}", short(&got), short(&expected));
+    }
+}
+
+/// With the recording machine's libraries beside the program, each with its
+/// separate debug file (same build id, more symbols, but no `.eh_frame` bytes: the
+/// library's own file must be the one unwound with), the whole user stack unwinds
+/// as perf's does, through libc's frames up to `_start`. Compared by address,
+/// sample for sample as a multiset: perf script's DSO-relative addresses (one line
+/// per inline level, so repeats are merged on both sides; perf's closing
+/// `ffffffffffffffff`, libunwind reading past the copy, left out) against the
+/// unsymbolized stacks' `dso+0xoffset` frames (return addresses, less one as perf
+/// prints them).
+#[test]
+fn dwarf_stacks_unwind_through_the_sysroot_like_perf() {
+    fn merged(addresses: impl Iterator<Item = u64>) -> Vec<u64> {
+        let mut out: Vec<u64> = Vec::new();
+        for a in addresses {
+            if out.last() != Some(&a) {
+                out.push(a);
+            }
+        }
+        out
+    }
+    for program in ["cprog", "cxxprog"] {
+        let rel = format!("bolt-perf/{program}/{program}.dwarf.perf.data");
+        let script = std::fs::read_to_string(common::corpus().join(format!("{rel}.script-ip.txt"))).unwrap();
+        let mut expected: BTreeMap<Vec<u64>, u64> = BTreeMap::new();
+        for block in script.split("\n\n").filter(|b| !b.trim().is_empty()) {
+            let addresses = block.lines().skip(1).map(|l| l.split_whitespace().next().unwrap());
+            let stack =
+                merged(addresses.filter(|a| *a != "ffffffffffffffff").map(|a| u64::from_str_radix(a, 16).unwrap()));
+            *expected.entry(stack).or_default() += 1;
+        }
+
+        let (files, _) = sysroot_files(program);
+        let mut symbolizer = Symbolizer::new();
+        for (name, bytes) in &files {
+            symbolizer.add_binary(name, bytes).unwrap();
+        }
+        let data = common::read(&rel);
+        let stacks = PerfStacks::read(&PerfData::parse(&data).unwrap(), &symbolizer, |_, _| {}).unwrap();
+        let profile = &stacks.profile;
+        let tree = profile.call_tree(&Filter { event: 0, ..Filter::default() });
+        let mut got: BTreeMap<Vec<u64>, u64> = BTreeMap::new();
+        let mut deepest = 0;
+        for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.self_weight > 0) {
+            let path = tree.path(u32::try_from(i).unwrap());
+            let offsets = path.iter().rev().enumerate().map(|(depth, &f)| {
+                let name = &profile.frame_info(f).unwrap().name;
+                let offset = u64::from_str_radix(name.rsplit_once("+0x").unwrap().1, 16).unwrap();
+                if depth == 0 {
+                    offset
+                } else {
+                    offset - 1
+                }
+            });
+            let stack = merged(offsets);
+            deepest = deepest.max(stack.len());
+            *got.entry(stack).or_default() += node.self_weight;
+        }
+        assert!(deepest >= 5, "{rel}: unwound no further than {deepest} frames");
+        assert_eq!(got, expected, "{rel}");
     }
 }
 

@@ -470,7 +470,7 @@ impl<'s> Resolver<'s> {
                 return None;
             }
             let filename = String::from_utf8_lossy(r.filename);
-            let binary = symbolizer.find(&filename, r.build_id)?;
+            let binary = symbolizer.find_call_frames(&filename, r.build_id)?;
             Some((binary, binary.vaddr_of_file_offset(r.dso_relative)?))
         }));
         frames

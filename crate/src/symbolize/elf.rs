@@ -54,6 +54,9 @@ pub struct Binary<'a> {
     /// Built on the first inline-frame lookup and kept: `addr2line` parses units and
     /// line programs as addresses need them, and caches them here.
     dwarf: OnceCell<Result<Option<Dwarf<'a>>>>,
+    /// `.eh_frame` has bytes in the file: a separate debug file keeps the section's
+    /// header but not its bytes (`SHT_NOBITS`), so its stripped twin unwinds.
+    call_frames: bool,
 }
 
 impl core::fmt::Debug for Binary<'_> {
@@ -99,14 +102,19 @@ impl<'a> Binary<'a> {
         self.symbols.len()
     }
 
-    /// The virtual address that the byte at `offset` in the file is loaded at: what a
-    /// sample's DSO-relative address (`pgoff + ip − map start`, the address perf
-    /// prints in call chains) is inside the binary.
     /// The ELF file's bytes (for readers of other sections, such as the unwinder).
     pub fn bytes(&self) -> &'a [u8] {
         self.data
     }
 
+    /// Whether the file holds call-frame information to unwind with ([`Binary::call_frames`]).
+    pub fn has_call_frames(&self) -> bool {
+        self.call_frames
+    }
+
+    /// The virtual address that the byte at `offset` in the file is loaded at: what a
+    /// sample's DSO-relative address (`pgoff + ip − map start`, the address perf
+    /// prints in call chains) is inside the binary.
     pub fn vaddr_of_file_offset(&self, offset: u64) -> Option<u64> {
         let segment = self
             .segments
@@ -227,8 +235,14 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8]) -> Result<Bi
     plt_symbols(header, &sections, endian, data, &mut symbols);
 
     let mut debug = Vec::new();
+    let mut call_frames = false;
     for section in sections.iter() {
         let name = sections.section_name(endian, section).unwrap_or_default();
+        if name == b".eh_frame" {
+            call_frames |= section
+                .file_range(endian)
+                .is_some_and(|(at, size)| size > 0 && at.checked_add(size).is_some_and(|end| end <= data.len() as u64));
+        }
         // SHF_COMPRESSED: an Elf_Chdr (type, uncompressed size) before the stream.
         let compression: Option<Chdr> = match section.compression(endian, data) {
             Ok(Some((header, at, size))) => {
@@ -255,6 +269,7 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8]) -> Result<Bi
         data,
         endian,
         dwarf: OnceCell::new(),
+        call_frames,
     })
 }
 

@@ -210,6 +210,18 @@ impl<'a> Symbolizer<'a> {
         best
     }
 
+    /// The dropped binary that holds a DSO's call-frame information: the first
+    /// matching one (as [`Symbolizer::find`] matches) whose `.eh_frame` has bytes.
+    /// A library and its separate debug file share a build id, and the debug file,
+    /// with more symbols, is the one [`Symbolizer::find`] names with.
+    pub fn find_call_frames(&self, dso_path: &str, build_id: Option<&[u8]>) -> Option<&Binary<'a>> {
+        let matching = self.matching(dso_path, build_id);
+        self.binaries
+            .iter()
+            .find(|e| matching.accepts(&e.name, e.binary.build_id()) && e.binary.has_call_frames())
+            .map(|e| &e.binary)
+    }
+
     /// The ELF virtual address of `address` in the DSO. A file offset is placed by the
     /// first matching binary whose `PT_LOAD` segments hold it in the file: a separate
     /// debug file's segments hold no bytes, so its stripped twin places them.

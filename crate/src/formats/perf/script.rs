@@ -41,8 +41,6 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use object::{Object, ObjectSection};
-
 use super::attr::sample_type as st;
 use super::machine::{Machine, MapKind};
 use super::record::{misc, Record};
@@ -50,7 +48,7 @@ use super::sample::{BranchEntry, Sample, CONTEXT_HV, CONTEXT_KERNEL, CONTEXT_MAX
 use super::PerfData;
 use crate::error::Error;
 use crate::symbolize::unwind::{self, Unwinder};
-use crate::symbolize::{basename, Address, Binary, Symbolizer};
+use crate::symbolize::{Address, Binary, Symbolizer};
 
 /// Which `perf script -F` field set to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -390,7 +388,9 @@ impl<'s, 'b> Walk<'s, 'b> {
             let filled = usize::try_from(stack.dyn_size).ok().and_then(|n| stack.data.get(..n)).unwrap_or(stack.data);
             let callers = self.unwinder.unwind(values, filled, |pc| {
                 let r = machine.resolve_in(maps, misc::USER, pc).filter(|r| r.map.kind == MapKind::File)?;
-                let binary = (*cfi.entry(r.map.dso).or_insert_with(|| cfi_binary(symbols, r.filename, r.build_id)))?;
+                let binary = (*cfi
+                    .entry(r.map.dso)
+                    .or_insert_with(|| symbols.find_call_frames(core::str::from_utf8(r.filename).ok()?, r.build_id)))?;
                 Some((binary, binary.vaddr_of_file_offset(r.dso_relative)?))
             });
             ips.extend(callers.into_iter().map(|ra| ra.wrapping_sub(1)));
@@ -463,31 +463,6 @@ impl<'s, 'b> Walk<'s, 'b> {
             _ => None,
         })
     }
-}
-
-/// The binary that holds a DSO's call-frame information: one the DSO's build id
-/// (else its file name) matches, with an `.eh_frame` of bytes (a separate debug
-/// file has the section header but no bytes).
-fn cfi_binary<'s, 'b>(symbols: &'s Symbolizer<'b>, path: &[u8], build_id: Option<&[u8]>) -> Option<&'s Binary<'b>> {
-    let path = core::str::from_utf8(path).ok()?;
-    let wanted = build_id.filter(|id| !id.is_empty());
-    let by_id = wanted.is_some_and(|id| symbols.binaries().any(|(_, b)| b.build_id() == Some(id)));
-    let name = basename(path);
-    let has_cfi = |b: &Binary<'_>| {
-        object::File::parse(b.bytes())
-            .ok()
-            .and_then(|f| f.section_by_name(".eh_frame")?.data().ok().map(|d| !d.is_empty()))
-            == Some(true)
-    };
-    symbols
-        .binaries()
-        .filter(|(n, b)| match (by_id, wanted, b.build_id()) {
-            (true, _, id) => id == wanted,
-            (false, Some(w), Some(id)) => *n == name && id == w,
-            _ => *n == name,
-        })
-        .map(|(_, b)| b)
-        .find(|b| has_cfi(b))
 }
 
 /// The longest text of one `brstack` entry: two 16-digit addresses, 5 digits of
