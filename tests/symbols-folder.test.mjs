@@ -89,6 +89,40 @@ test('a folder (sysroot and program) names libc frames, and those of a recording
   await page.close();
 });
 
+test('a --call-graph dwarf recording without its binaries says its chains need them; given them, it has perf\'s chains', async () => {
+  const { page, errors } = await site.open();
+  const PERF = 'bolt-perf/cprog/cprog.dwarf.perf.data';
+  await dropFiles(page, await corpusFiles([PERF]));
+  await page.locator('[role=status]').filter({ hasText: 'cprog.dwarf.perf.data' }).filter({ hasText: 'perf' }).waitFor({ timeout: 30000 });
+  await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
+  // Its samples hold copies of the user stack, not chains: without the binaries'
+  // call-frame information every sample is its leaf alone, and the note says why.
+  await page.locator('.flat-note', { hasText: 'copied each sample\'s user stack (--call-graph dwarf)' }).waitFor();
+  assert.equal(await page.locator('.flat-note', { hasText: 'no call chains' }).count(), 0);
+
+  const tmp = await mkdtemp(path.join(tmpdir(), 'pgolens-folder-'));
+  const dir = path.join(tmp, 'build');
+  try {
+    await cp(path.join(corpus, 'bolt-perf/sysroot'), path.join(dir, 'sysroot'), { recursive: true });
+    await cp(path.join(corpus, 'bolt-perf/cprog/cprog'), path.join(dir, 'cprog'));
+    await page.locator('.symbols-toggle').click();
+    await page.locator('.symbols-panel input[webkitdirectory]').setInputFiles(dir);
+    await page.locator('.symbols-panel tr[data-dso="/usr/lib/x86_64-linux-gnu/libc.so.6"] .matched', { hasText: 'libc.so.6' }).waitFor({ timeout: 30000 });
+    await page.locator('.symbols-toggle').click();
+    // Unwound now: the graph has depth, and as many samples reach main (through
+    // libc's qsort too) as perf script unwinds to it.
+    await page.locator('.flame-main canvas').waitFor({ timeout: 30000 });
+    assert.equal(await page.locator('.flat-note').count(), 0);
+    const main = await samplesWith(`${PERF}.script.txt`, 'main');
+    assert.ok(main.holding > main.total / 2, JSON.stringify(main));
+    await searchShare(page, 'main', main);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a kallsyms file dropped names kernel frames, and the Symbols panel says the kernel is named', async () => {
   const { page, errors } = await site.open();
   const PERF = 'bolt-perf/cprog/cprog.pipe.perf.data';

@@ -65,6 +65,10 @@ pub struct StacksInfo {
     /// Sample times span `start..end`.
     pub start: u64,
     pub end: u64,
+    /// The samples copied the user stack (`perf record --call-graph dwarf`): its
+    /// frames come from unwinding it with the binaries' call-frame information.
+    #[serde(default)]
+    pub stack_copies: bool,
 }
 
 /// A laid-out flame graph: `[x0, width, frame]` per rectangle (frame -1 for the

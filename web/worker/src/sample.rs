@@ -75,6 +75,7 @@ impl SampleView {
             samples: self.table.weighted_instances(),
             start: 0,
             end: 0,
+            stack_copies: false,
         }
     }
 

@@ -383,7 +383,11 @@ impl Session {
         }
         .map(|sites| MemProfView { sites, sorted: None });
         let (stacks, addresses, stacks_error) = match stacks_of(&data, &detection, &[], progress) {
-            Some(Ok(PerfStacks { profile, addresses })) => (Some(StacksView::new(profile)), Some(addresses), None),
+            Some(Ok(PerfStacks { profile, addresses })) => {
+                let mut stacks = StacksView::new(profile);
+                stacks.stack_copies = addresses.unwinds();
+                (Some(stacks), Some(addresses), None)
+            }
             Some(Err(e)) => (None, None, Some(locate(e))),
             None => (None, None, None),
         };
@@ -604,7 +608,8 @@ impl Session {
             }
             None => return Err(no_stacks()),
         };
-        let stacks = StacksView::new(profile);
+        let mut stacks = StacksView::new(profile);
+        stacks.stack_copies = decoded.addresses.as_ref().is_some_and(|a| a.unwinds());
         let info = stacks.info();
         decoded.stacks = Some(stacks);
         Ok((info, decoded.symbols.iter().map(|f| f.name.clone()).collect()))

@@ -47,6 +47,8 @@ pub struct StacksView {
     slots: [Option<Laid>; 4],
     /// The functions under the last filter, in the last order asked for.
     functions: Option<(FnKey, Vec<FunctionStats>, u64)>,
+    /// A recording whose samples copied the user stack ([`StacksInfo::stack_copies`]).
+    pub stack_copies: bool,
 }
 
 #[derive(PartialEq)]
@@ -63,7 +65,14 @@ impl StacksView {
         // Interned up front, so that the page's frame names cover them.
         let dso_frames =
             (0..u32::try_from(profile.dsos().len()).unwrap_or(0)).filter_map(|d| profile.dso_frame(d)).collect();
-        StacksView { profile, dso_frames, real_frames, slots: [None, None, None, None], functions: None }
+        StacksView {
+            profile,
+            dso_frames,
+            real_frames,
+            slots: [None, None, None, None],
+            functions: None,
+            stack_copies: false,
+        }
     }
 
     /// The core's filter for the page's: a range `t0 < t1` keeps the samples in
@@ -115,6 +124,7 @@ impl StacksView {
             samples: self.profile.sample_count() as u64,
             start,
             end: end.saturating_add(1),
+            stack_copies: self.stack_copies,
         }
     }
 

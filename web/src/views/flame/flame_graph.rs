@@ -62,6 +62,8 @@ pub struct Props {
 
 /// What a flat recording's note says.
 pub const NO_CHAINS: &str = "This recording has no call chains (record with -g or --call-graph to get them)";
+/// What a flat recording's note says when its samples copied the user stack.
+pub const UNWOUND_WITH_BINARIES: &str = "This recording copied each sample's user stack (--call-graph dwarf): its call chains are unwound with the binaries' call-frame information. Give its binaries (Symbols…)";
 /// What a flat sample profile's note says: its stacks are its inline trees.
 pub const NO_INLINED_SAMPLES: &str = "No inlined callee has samples: each function is one frame";
 /// The fold button's sample of the inlined frames' colour (the palette's first green).
@@ -267,7 +269,14 @@ pub fn FlameGraph(props: &Props) -> Html {
     });
 
     let body = match &st.flame {
-        Some(data) if flat => flat_chart(data, names, st.selected, selected_frame, &props.flat_note, d),
+        Some(data) if flat => {
+            let note = if props.info.stack_copies {
+                AttrValue::Static(UNWOUND_WITH_BINARIES)
+            } else {
+                props.flat_note.clone()
+            };
+            flat_chart(data, names, st.selected, selected_frame, &note, d)
+        }
         Some(data) => html! {
             <FlameCanvas data={data.clone()} names={st.names.clone()} {zoom} icicle={st.inverted}
                 hit={hit.clone()} selected={st.selected} highlight={selected_frame} label={props.label.clone()}

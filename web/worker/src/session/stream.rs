@@ -383,7 +383,8 @@ impl Session {
     fn finish_recording(&mut self, recording: StreamedRecording) -> Opened {
         let StreamedRecording { detection, len, perf, stacks, dsos, times } = recording;
         let PerfStacks { profile, addresses } = stacks;
-        let stacks = StacksView::new(profile);
+        let mut stacks = StacksView::new(profile);
+        stacks.stack_copies = addresses.unwinds();
         let branch_profile = detection.format == Format::PerfData
             && perf.events.iter().any(|e| e.attr.sample_type & sample_type::BRANCH_STACK != 0);
         let root = perf::dump_root(detection.format, len, times);

@@ -585,7 +585,14 @@ fn synthetic_stacks_offer_the_flame_graph_and_its_functions() {
     assert_eq!(opened.summary.views, [View::Dump, View::Flame, View::CallTree, View::StackChart, View::Functions]);
     assert_eq!(
         opened.summary.stacks,
-        Some(StacksInfo { events: alloc::vec!["cycles".into()], frames: 4, samples: 3, start: 0, end: 21 })
+        Some(StacksInfo {
+            events: alloc::vec!["cycles".into()],
+            frames: 4,
+            samples: 3,
+            start: 0,
+            end: 21,
+            stack_copies: false
+        })
     );
     assert_eq!(s.stack_profile().unwrap().sample_count(), 3);
     let all = SampleFilter::default();
