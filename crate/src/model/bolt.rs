@@ -734,15 +734,21 @@ impl FunctionRows {
     }
 }
 
-/// `_ZN3foo3barEv/1` → `foo::bar() /1`: BOLT names local functions `NAME/N`.
-fn demangle_local(name: &str) -> Option<String> {
-    let (mangled, suffix) = match name.rsplit_once('/') {
-        Some((m, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (m, Some(n)),
-        _ => (name, None),
+/// `_ZN3foo3barEv/1` → `foo::bar() /1`: BOLT names a local function `NAME/N`, or
+/// `NAME/FILE/N` when the symbol table says which source file it came from
+/// (`_ZL4areav/shapes.cpp/1` → `area() /shapes.cpp/1`).
+pub fn demangle_local(name: &str) -> Option<String> {
+    let numbered = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    let mangled = match name.rsplit_once('/') {
+        Some((rest, n)) if numbered(n) => match rest.rsplit_once('/') {
+            Some((m, file)) if !file.is_empty() => m,
+            _ => rest,
+        },
+        _ => name,
     };
     let demangled = super::demangle::demangle(mangled.as_bytes())?;
-    Some(match suffix {
-        Some(n) => alloc::format!("{demangled} /{n}"),
+    Some(match name.get(mangled.len()..).filter(|s| !s.is_empty()) {
+        Some(suffix) => alloc::format!("{demangled} {suffix}"),
         None => demangled,
     })
 }
@@ -770,6 +776,18 @@ mod tests {
         assert_eq!(t.rows.get(1).map(FunctionRow::shown), Some("foo::bar() /1"));
         assert_eq!(t.rows.get(2).map(FunctionRow::shown), Some("c"));
         assert!(t.rows.first().is_some_and(|r| r.demangled.get().is_none()), "only the rows shown");
+    }
+
+    #[test]
+    fn local_names_keep_their_number_and_file() {
+        assert_eq!(demangle_local("_ZN3foo3barEv/1").as_deref(), Some("foo::bar() /1"));
+        // cxxprog.bolt.bat.fdata (perf2bolt through BAT): `_ZL10total_areaRKSt6vector...EE/cxxprog.cpp/1`.
+        assert_eq!(demangle_local("_ZL4areav/cxxprog.cpp/1").as_deref(), Some("area() /cxxprog.cpp/1"));
+        assert_eq!(demangle_local("_ZN3foo3barEv").as_deref(), Some("foo::bar()"));
+        assert_eq!(demangle_local("main/1"), None);
+        // Not BOLT's suffix: no number at the end, or no file before it.
+        assert_eq!(demangle_local("_ZN3foo3barEv/x"), None);
+        assert_eq!(demangle_local("_ZN3foo3barEv//1").as_deref(), None);
     }
 
     #[test]

@@ -12,9 +12,8 @@ use pgolens::formats::bolt::{fdata, yaml};
 use pgolens::formats::perf::perf2bolt::binary::Binary;
 use pgolens::layout::layered::{self, Edge, Node, Options};
 use pgolens::model::bolt::{
-    binary_function, cfg_from_fdata, cfg_from_yaml, place_on_binary, Cfg, Column, FunctionRows,
+    binary_function, cfg_from_fdata, cfg_from_yaml, demangle_local, place_on_binary, Cfg, Column, FunctionRows,
 };
-use pgolens::model::demangle::demangle;
 use pgolens::model::disasm;
 use pgolens::model::fdata_records::{self, location_text, RecordColumn, Records};
 use pgolens_protocol::{
@@ -356,7 +355,7 @@ impl BoltView {
                 .iter()
                 .map(|c| CfgCall {
                     callee: c.callee.clone(),
-                    demangled: demangle(c.callee.as_bytes()),
+                    demangled: demangle_local(&c.callee),
                     count: c.count,
                     mispredicted: c.mispredicted,
                     function: self.row_of(&c.callee),

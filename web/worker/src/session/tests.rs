@@ -849,6 +849,27 @@ fn a_bolted_binarys_moved_blocks_are_counted_by_a_profile_translated_through_its
     assert!(d.profile.is_none() && d.moved.iter().all(|m| m.count.is_none()));
 }
 
+/// perf2bolt names a local function after its source file when the symbol table
+/// has one (`NAME/FILE/N`): the table shows it demangled, file and number kept.
+#[test]
+fn a_local_function_named_after_its_file_is_demangled() {
+    let mut s = session("cxxprog.bolt.bat.fdata", &corpus("bolt-perf/cxxprog/cxxprog.bolt.bat.fdata"));
+    s.finish().unwrap();
+    let page = s.table(&query(TableId::BoltFunctions, "name", false, "total_area"), 0, 10).unwrap();
+    let names: Vec<_> = page
+        .rows
+        .iter()
+        .map(|r| match &r.cells[0] {
+            Cell::Name { text, raw, .. } => (text.as_str(), raw.as_deref()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let raw = "_ZL10total_areaRKSt6vectorISt10unique_ptrIN3geo5ShapeESt14default_deleteIS2_EESaIS5_EE/cxxprog.cpp/1";
+    let shown = "total_area(std::vector<std::unique_ptr<geo::Shape, std::default_delete<geo::Shape> >, \
+                 std::allocator<std::unique_ptr<geo::Shape, std::default_delete<geo::Shape> > > > const&) /cxxprog.cpp/1";
+    assert_eq!(names, [(shown, Some(raw))]);
+}
+
 #[test]
 fn a_translated_profiles_graphs_are_bats_blocks_until_the_input_binary_comes() {
     let mut sessions = crate::Sessions::default();
