@@ -15,7 +15,7 @@ mod common;
 
 use pgolens::formats::bolt::fdata;
 use pgolens::formats::perf::perf2bolt::binary::Binary;
-use pgolens::model::bolt::{cfg_from_fdata, Cfg};
+use pgolens::model::bolt::{binary_function, cfg_from_fdata, cfg_from_yaml, place_on_binary, Cfg};
 
 /// One block of a `--print-cfg` dump.
 #[derive(Debug, Default)]
@@ -290,6 +290,90 @@ fn yaml_profiles_give_bolts_graphs() {
     }
     assert_eq!(functions, 13);
     eprintln!("{edges} counted edges");
+}
+
+/// A YAML profile put on its binary, as llvm-bolt's YAML reader matches it: every
+/// printed function gets BOLT's whole graph (input offsets, instruction counts,
+/// block counts, and every successor in BOLT's order, those the profile does not
+/// list at 0); and every function whose `nblocks` is its binary graph's block count
+/// is placed, its blocks the binary's even where the profile lists only a few (the
+/// writer leaves out blocks it has nothing for: `main` of cxxprog.instr.yaml lists
+/// 59 of its 91).
+#[test]
+fn yaml_profiles_placed_on_their_binary_give_bolts_whole_graphs() {
+    let cases = [
+        ("bolt-perf/cprog/cprog", "cprog.instr.yaml", "cprog.cfg.txt"),
+        ("bolt-perf/cprog/cprog", "cprog.brstack.yaml", "cprog.brstack.cfg.txt"),
+        ("bolt-perf/cxxprog/cxxprog", "cxxprog.instr.yaml", "cxxprog.cfg.txt"),
+        ("bolt-perf/cxxprog/cxxprog", "cxxprog.brstack.yaml", "cxxprog.brstack.cfg.txt"),
+    ];
+    let (mut printed_functions, mut placed, mut partial) = (0, 0, 0);
+    for (binary, profile, printed) in cases {
+        let dir = binary.rsplit_once('/').unwrap().0;
+        let elf = common::read(binary);
+        let binary = Binary::parse(&elf).unwrap();
+        let data = common::read(&format!("{dir}/{profile}"));
+        let yaml = pgolens::formats::bolt::yaml::decode(&data).unwrap();
+        let branches = yaml.header.flags.has(pgolens::formats::bolt::yaml::ProfileFlags::BRANCH);
+        let place = |i: usize| {
+            let f = &yaml.functions[i];
+            let function = binary_function(&binary, &String::from_utf8_lossy(&f.name))?;
+            let mut cfg = cfg_from_yaml(&yaml, i).unwrap();
+            let listed = cfg.blocks.len();
+            let declared = f.block_count as usize;
+            place_on_binary(&mut cfg, &binary, function, declared, branches).ok()?;
+            Some((cfg, listed))
+        };
+        let text = String::from_utf8(common::read(&format!("{dir}/{printed}"))).unwrap();
+        for theirs in parse_cfg_txt(&text) {
+            let what = format!("{profile} {}", theirs.name);
+            let i = yaml.functions.iter().position(|f| *f.name == *theirs.name.as_bytes()).unwrap();
+            let (ours, _) = place(i).unwrap_or_else(|| panic!("{what}: not placed"));
+            assert_eq!(ours.blocks.len(), theirs.blocks.len(), "{what}: blocks");
+            let index = |label: &str| theirs.blocks.iter().position(|b| b.label == label).unwrap() as u32;
+            for (b, (o, t)) in ours.blocks.iter().zip(&theirs.blocks).enumerate() {
+                let at = format!("{what}: block {b} ({})", t.label);
+                assert_eq!(
+                    (o.offset, o.instructions, o.exec_count),
+                    (t.offset, Some(t.instructions), t.exec_count),
+                    "{at}"
+                );
+                let got: Vec<(u32, u64, Option<u64>)> =
+                    ours.successors(b as u32).iter().map(|e| (e.to, e.mispredicted, e.count)).collect();
+                let mut expected: Vec<(u32, u64, Option<u64>)> =
+                    t.successors.iter().map(|(l, m, c)| (index(l), *m, Some(*c))).collect();
+                let mut got = got;
+                // A jump table's edges are a set (BOLT prints them by count).
+                if expected.len() > 2 {
+                    expected.sort_unstable();
+                    got.sort_unstable();
+                }
+                assert_eq!(got, expected, "{at}: successors (to, mispredicted, count)");
+            }
+            printed_functions += 1;
+        }
+        for (i, f) in yaml.functions.iter().enumerate() {
+            let name = String::from_utf8_lossy(&f.name);
+            let Some(function) = binary_function(&binary, &name) else { continue };
+            let Some(graph) = pgolens::model::bolt::cfg_from_fdata(&Default::default(), &binary, function) else {
+                continue;
+            };
+            if graph.blocks.len() != f.block_count as usize {
+                continue;
+            }
+            let (ours, listed) = place(i).unwrap_or_else(|| panic!("{profile} {name}: not placed"));
+            let offsets = |g: &Cfg| g.blocks.iter().map(|b| b.offset).collect::<Vec<_>>();
+            assert_eq!(offsets(&ours), offsets(&graph), "{profile} {name}");
+            placed += 1;
+            partial += usize::from(listed < ours.blocks.len());
+            if profile == "cxxprog.instr.yaml" && name == "main" {
+                assert_eq!((listed, ours.blocks.len()), (75, 91));
+                assert_eq!(yaml.blocks_of(f).len(), 59);
+            }
+        }
+    }
+    assert_eq!(printed_functions, 12);
+    assert_eq!((placed, partial), (80, 17), "placed, of which the profile lists only some blocks");
 }
 
 /// llvm-bolt's summary of the flow conservation gaps of the hottest functions with a

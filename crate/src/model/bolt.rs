@@ -299,17 +299,63 @@ pub fn binary_function(binary: &Binary<'_>, name: &str) -> Option<usize> {
 
 /// Puts a YAML graph's blocks on the binary's function `function`, block by block
 /// in order, as llvm-bolt's YAML reader matches a profile to a function whose
-/// block count agrees (it also compares the function's hash, which this model
-/// does not compute). Returns whether they matched; the blocks then have offsets.
-pub fn place_on_binary(cfg: &mut Cfg, binary: &Binary<'_>, function: usize) -> bool {
-    let Some(graph) = binary.functions.get(function).and_then(|f| cfg::build(binary, f)) else { return false };
-    if graph.blocks.len() != cfg.blocks.len() {
-        return false;
+/// block count agrees with the `nblocks` the profile declares (it also compares
+/// the function's hash, which this model does not compute). The profile lists only
+/// the blocks it has something for, so the binary gives the rest (no count) and
+/// every edge the profile does not list: count 0 in a branch profile, which lists
+/// every edge it saw, unknown in a sampled one. On a mismatch, returns the
+/// binary's block count (0 when its function has no graph).
+pub fn place_on_binary(
+    cfg: &mut Cfg,
+    binary: &Binary<'_>,
+    function: usize,
+    declared: usize,
+    branch_profile: bool,
+) -> Result<(), usize> {
+    let Some(graph) = binary.functions.get(function).and_then(|f| cfg::build(binary, f)) else { return Err(0) };
+    if graph.blocks.len() != declared || cfg.blocks.len() > declared {
+        return Err(graph.blocks.len());
     }
-    for (b, g) in cfg.blocks.iter_mut().zip(&graph.blocks) {
-        b.offset = Some(g.start);
+    for (i, g) in graph.blocks.iter().enumerate() {
+        match cfg.blocks.get_mut(i) {
+            Some(b) => {
+                b.offset = Some(g.start);
+                b.instructions.get_or_insert(g.instructions);
+            }
+            None => cfg.blocks.push(Block {
+                offset: Some(g.start),
+                instructions: Some(g.instructions),
+                entry: g.landing_pad,
+                ..Block::default()
+            }),
+        }
     }
-    true
+    // Each block's edges in the binary's successor order (a conditional branch's
+    // taken edge first), the profile's count where it lists the edge; then any
+    // the binary does not have.
+    let listed = core::mem::take(&mut cfg.edges);
+    let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
+    for (from, g) in graph.blocks.iter().enumerate() {
+        let Ok(from) = u32::try_from(from) else { break };
+        let mine = listed.get(listed.partition_point(|e| e.from < from)..listed.partition_point(|e| e.from <= from));
+        let mine = mine.unwrap_or_default();
+        let start = cfg.edges.len();
+        for to in g.successors.iter().filter_map(|&s| u32::try_from(block_at(s)?).ok()) {
+            // A successor named twice (a branch to the next block) is one edge.
+            if cfg.edges.get(start..).is_some_and(|done| done.iter().any(|e| e.to == to)) {
+                continue;
+            }
+            let count = branch_profile.then_some(0);
+            let edge = mine.iter().find(|e| e.to == to).copied();
+            cfg.edges.push(edge.unwrap_or(Edge { from, to, count, mispredicted: 0, inferred: false }));
+        }
+        for e in mine {
+            if !cfg.edges.get(start..).is_some_and(|done| done.iter().any(|d| d.to == e.to)) {
+                cfg.edges.push(*e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// llvm-bolt's `recordBranch`: the branch from the block holding `from` to the block

@@ -333,15 +333,28 @@ impl BoltView {
             }
         }
         .ok_or_else(|| fail(alloc::format!("no graph for {name}")))?;
-        let placed = match in_binary {
-            Some((b, f)) => self.yaml.is_none() || place_on_binary(&mut cfg, b, f),
-            None => false,
+        let placed = match (in_binary, &self.yaml) {
+            (Some(_), None) => true,
+            (Some((b, f)), Some(yaml)) => {
+                let declared = yaml.functions.get(id as usize).map_or(0, |f| f.block_count as usize);
+                let branches = yaml.header.flags.has(yaml::ProfileFlags::BRANCH);
+                match place_on_binary(&mut cfg, b, f, declared, branches) {
+                    Ok(()) => true,
+                    // perf2bolt writes `nblocks: 0` for a function it has nothing for.
+                    Err(_) if declared == 0 => {
+                        code_note = Some(alloc::format!("The profile has no blocks for {name}."));
+                        false
+                    }
+                    Err(blocks) => {
+                        code_note = Some(alloc::format!(
+                            "The binary's {name} has {blocks} blocks, the profile's {declared}: it is not the binary profiled."
+                        ));
+                        false
+                    }
+                }
+            }
+            (None, _) => false,
         };
-        if in_binary.is_some() && !placed {
-            code_note = Some(alloc::format!(
-                "The binary's {name} has other blocks than the profile's: it is not the binary profiled."
-            ));
-        }
         let code = match in_binary.filter(|_| placed) {
             Some((b, f)) => code_of(&cfg, b, f),
             None => Vec::new(),

@@ -367,6 +367,13 @@ fn an_fdata_profile_with_its_binary_gives_graphs_with_bolts_instructions() {
     let graph = y.bolt_cfg(Some(classify), Some(&elf), None).unwrap();
     assert_eq!(graph.name, "classify");
     assert!(graph.blocks.iter().all(|b| b.offset.is_some() && !b.code.is_empty()));
+    // A function the profile lists two blocks of (sort_ints: `nblocks: 22`, two
+    // blocks with counts) is the binary's whole graph, each block with its code.
+    let page = y.table(&query(TableId::BoltFunctions, "exec", true, "sort_ints"), 0, 10).unwrap();
+    let sort_ints = page.rows.iter().find(|r| name_of(&r.cells[0]) == "sort_ints").unwrap().id;
+    let sorted = y.bolt_cfg(Some(sort_ints), Some(&elf), None).unwrap();
+    assert_eq!((sorted.blocks.len(), sorted.code_note.as_deref()), (22, None));
+    assert!(sorted.blocks.iter().all(|b| b.offset.is_some() && b.code.len() as u32 == b.instructions.unwrap()));
     // Its jump table: every entry is a taken edge, the next block's too, listed
     // hottest first as llvm-bolt lists the entry block's successors.
     let entry = &graph.blocks[0];
