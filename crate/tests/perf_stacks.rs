@@ -383,8 +383,8 @@ fn dwarf_stacks_unwind_like_perf() {
 /// sample for sample as a multiset: perf script's DSO-relative addresses (one line
 /// per inline level, so repeats are merged on both sides; perf's closing
 /// `ffffffffffffffff`, libunwind reading past the copy, left out) against the
-/// unsymbolized stacks' `dso+0xoffset` frames (return addresses, less one as perf
-/// prints them).
+/// unsymbolized stacks' `dso+0xoffset` frames (each caller at its return address
+/// less one, as perf lists it).
 #[test]
 fn dwarf_stacks_unwind_through_the_sysroot_like_perf() {
     fn merged(addresses: impl Iterator<Item = u64>) -> Vec<u64> {
@@ -420,14 +420,9 @@ fn dwarf_stacks_unwind_through_the_sysroot_like_perf() {
         let mut deepest = 0;
         for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.self_weight > 0) {
             let path = tree.path(u32::try_from(i).unwrap());
-            let offsets = path.iter().rev().enumerate().map(|(depth, &f)| {
+            let offsets = path.iter().rev().map(|&f| {
                 let name = &profile.frame_info(f).unwrap().name;
-                let offset = u64::from_str_radix(name.rsplit_once("+0x").unwrap().1, 16).unwrap();
-                if depth == 0 {
-                    offset
-                } else {
-                    offset - 1
-                }
+                u64::from_str_radix(name.rsplit_once("+0x").unwrap().1, 16).unwrap()
             });
             let stack = merged(offsets);
             deepest = deepest.max(stack.len());
@@ -435,6 +430,31 @@ fn dwarf_stacks_unwind_through_the_sysroot_like_perf() {
         }
         assert!(deepest >= 5, "{rel}: unwound no further than {deepest} frames");
         assert_eq!(got, expected, "{rel}");
+
+        // Named, cprog's frames are perf's (inline frames from libc's debug file
+        // included; a caller is named at its call, not at its return address: that
+        // gave `call_init` above `__libc_start_call_main`), except where perf names
+        // a function by DWARF (`(inlined)`) and the flame graph by its symbol.
+        if program == "cprog" {
+            let named = stacks.symbolize(&symbolizer);
+            let tree = named.call_tree(&Filter::default());
+            let mut ours = std::collections::BTreeSet::new();
+            for (i, _) in tree.nodes.iter().enumerate().filter(|(_, n)| n.self_weight > 0) {
+                for &f in &tree.path(u32::try_from(i).unwrap()) {
+                    ours.insert(named.frame_info(f).unwrap().name.clone());
+                }
+            }
+            let text = std::fs::read_to_string(common::corpus().join(format!("{rel}.script.txt"))).unwrap();
+            let mut theirs = std::collections::BTreeSet::new();
+            for line in text.lines().filter(|l| l.starts_with('\t')) {
+                let symbol = line.split_whitespace().nth(1).unwrap();
+                let name = &line[line.find(symbol).unwrap()..line.rfind(" (").unwrap()];
+                theirs.insert(name.rsplit_once("+0x").map_or(name, |(n, _)| n).to_string());
+            }
+            let only = |a: &std::collections::BTreeSet<String>, b| a.difference(b).cloned().collect::<Vec<_>>();
+            assert_eq!(only(&ours, &theirs), ["__libc_start_main@@GLIBC_2.34", "msort_with_tmp.part.0"]);
+            assert_eq!(only(&theirs, &ours), ["__libc_start_main_impl"]);
+        }
     }
 }
 

@@ -464,7 +464,10 @@ impl<'s> Resolver<'s> {
         let copied = usize::try_from(stack.dyn_size).map_or(stack.data, |n| stack.data.get(..n).unwrap_or(stack.data));
         let Some(ip) = values[unwind::IP] else { return Vec::new() };
         let mut frames = alloc::vec![ip];
-        frames.extend(self.unwinder.unwind(values, copied, |pc| {
+        // Each caller at its return address less one, as perf lists it: the call
+        // itself, whose function and inline frames are the caller's (the return
+        // address may already be the next line's, or the next function's).
+        let callers = self.unwinder.unwind(values, copied, |pc| {
             let r = machine.resolve_in(maps, misc::USER, pc)?;
             if r.map.kind != MapKind::File {
                 return None;
@@ -472,7 +475,8 @@ impl<'s> Resolver<'s> {
             let filename = String::from_utf8_lossy(r.filename);
             let binary = symbolizer.find_call_frames(&filename, r.build_id)?;
             Some((binary, binary.vaddr_of_file_offset(r.dso_relative)?))
-        }));
+        });
+        frames.extend(callers.into_iter().filter_map(|ra| ra.checked_sub(1)));
         frames
     }
 
