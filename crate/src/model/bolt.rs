@@ -251,7 +251,8 @@ pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -
             }
         }
     }
-    let mine = |l: &crate::formats::bolt::fdata::Location<'_>| l.kind.is_symbol() && same_name(&l.name, &f.name);
+    let named = |n: &[u8]| same_name(n, &f.name) || f.file_name.as_deref().is_some_and(|file| same_name(n, file));
+    let mine = |l: &crate::formats::bolt::fdata::Location<'_>| l.kind.is_symbol() && named(&l.name);
     for br in &fdata.branches {
         let (from_mine, to_mine) = (mine(&br.from), mine(&br.to));
         // Entry data: branches into the function from elsewhere, or to its start.
@@ -292,9 +293,10 @@ pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -
 }
 
 /// The binary's function named `name` (unescaped, BOLT's `/N` suffix of a local
-/// function included).
+/// function included), or by BOLT's alternative name of a local function after a
+/// `FILE` symbol, `name/file/N`, which perf2bolt writes through BAT.
 pub fn binary_function(binary: &Binary<'_>, name: &str) -> Option<usize> {
-    binary.functions.iter().position(|f| f.name == name)
+    binary.functions.iter().position(|f| f.name == name || f.file_name.as_deref() == Some(name))
 }
 
 /// Puts a YAML graph's blocks on the binary's function `function`, block by block
@@ -318,9 +320,11 @@ pub fn place_on_binary(
     }
     for (i, g) in graph.blocks.iter().enumerate() {
         match cfg.blocks.get_mut(i) {
+            // The binary's instruction count, as llvm-bolt's: a profile written
+            // through BAT says 0.
             Some(b) => {
                 b.offset = Some(g.start);
-                b.instructions.get_or_insert(g.instructions);
+                b.instructions = Some(g.instructions);
             }
             None => cfg.blocks.push(Block {
                 offset: Some(g.start),
@@ -334,6 +338,7 @@ pub fn place_on_binary(
     // taken edge first), the profile's count where it lists the edge; then any
     // the binary does not have.
     let listed = core::mem::take(&mut cfg.edges);
+    let mut strays: Vec<Edge> = Vec::new();
     let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
     for (from, g) in graph.blocks.iter().enumerate() {
         let Ok(from) = u32::try_from(from) else { break };
@@ -349,9 +354,41 @@ pub fn place_on_binary(
             let edge = mine.iter().find(|e| e.to == to).copied();
             cfg.edges.push(edge.unwrap_or(Edge { from, to, count, mispredicted: 0, inferred: false }));
         }
-        for e in mine {
-            if !cfg.edges.get(start..).is_some_and(|done| done.iter().any(|d| d.to == e.to)) {
-                cfg.edges.push(*e);
+        strays.extend(mine.iter().filter(|e| !cfg.edges.get(start..).is_some_and(|d| d.iter().any(|d| d.to == e.to))));
+    }
+    // An edge the binary does not have (perf2bolt through BAT writes some): as
+    // llvm-bolt's YAML reader, counted through the fall-through block of a
+    // conditional branch when that block's only edge goes there, else dropped
+    // as mismatched, and out of the counts of the block it led to.
+    for stray in strays {
+        let (count, mispredicted) = (stray.count.unwrap_or(0), stray.mispredicted);
+        let fall_through = match cfg.successors(stray.from) {
+            [_, ft] => Some(ft.to).filter(|&ft| matches!(cfg.successors(ft), [only] if only.to == stray.to)),
+            _ => None,
+        };
+        let mut add = |from: u32, to: u32| {
+            if let Some(e) = cfg.edges.iter_mut().find(|e| e.from == from && e.to == to) {
+                e.count = Some(e.count.unwrap_or(0).saturating_add(count));
+                e.mispredicted = e.mispredicted.saturating_add(mispredicted);
+            }
+        };
+        match fall_through {
+            Some(ft) => {
+                add(stray.from, ft);
+                add(ft, stray.to);
+                if let Some(b) = cfg.blocks.get_mut(ft as usize).filter(|_| branch_profile) {
+                    b.exec_count = b.exec_count.saturating_add(count);
+                }
+            }
+            None => {
+                cfg.unmatched.push((
+                    u64::from(stray.from),
+                    u64::from(stray.to),
+                    i64::try_from(count).unwrap_or(i64::MAX),
+                ));
+                if let Some(b) = cfg.blocks.get_mut(stray.to as usize).filter(|_| branch_profile) {
+                    b.exec_count = b.exec_count.saturating_sub(count);
+                }
             }
         }
     }

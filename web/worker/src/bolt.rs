@@ -244,12 +244,22 @@ impl BoltView {
 
     /// Whether `elf` is a binary this profile can be read with: an x86-64 ELF that
     /// has one of the profile's functions (and, for a YAML profile naming its
-    /// binary's build id, that build id).
-    pub fn matches(&self, binary: Result<Binary<'_>, Failure>) -> Result<(), Failure> {
+    /// binary's build id, that build id, or for an input binary (not `bolted`) the
+    /// id of the binary llvm-bolt wrote from it).
+    pub fn matches(&self, binary: Result<Binary<'_>, Failure>, bolted: bool) -> Result<(), Failure> {
         let binary = binary?;
         if let (Some(yaml), Some(id)) = (&self.yaml, binary.build_id) {
             let hex = pgolens::read::hex_string(id);
-            if !yaml.header.build_id.is_empty() && *yaml.header.build_id != *hex.as_bytes() {
+            // llvm-bolt gives the binary it writes the input's build id with the
+            // last bit flipped, and perf2bolt through BAT names that one in the
+            // profile it writes for the input binary: both are this binary's.
+            let mut flipped = id.to_vec();
+            if let Some(last) = flipped.last_mut() {
+                *last ^= 1;
+            }
+            let named = &*yaml.header.build_id;
+            let ours = |id: &[u8]| named == pgolens::read::hex_string(id).as_bytes();
+            if !named.is_empty() && !ours(id) && (bolted || !ours(&flipped)) {
                 return Err(fail(alloc::format!(
                     "the profile is of build id {}, the binary's is {hex}",
                     String::from_utf8_lossy(&yaml.header.build_id)

@@ -733,7 +733,9 @@ impl Session {
         // A BOLT profile reads its code from the binary: graphs for fdata, instructions for all.
         if let Some(bolt) = decoded.bolt.as_mut() {
             let parsed = binary.binary().ok_or_else(not_decoded)?.map_err(failure);
-            bolt.matches(parsed).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
+            // Written by llvm-bolt (`.note.bolt_info`): an optimized binary, not an input.
+            let bolted = pgolens::formats::bolt::bat::find_info(&elf.data).ok().flatten().is_some();
+            bolt.matches(parsed, bolted).map_err(|e| fail(alloc::format!("{}: {}", binary.name, e.message)))?;
             bolt.binary = Some(binary_id);
             // An fdata perf2bolt translated through this binary's BAT counts its blocks
             // (with branches: basic samples are not counted per block); the input

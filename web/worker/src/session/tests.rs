@@ -856,6 +856,32 @@ fn a_bolted_binarys_moved_blocks_are_counted_by_a_profile_translated_through_its
     assert!(d.profile.is_none() && d.moved.iter().all(|m| m.count.is_none()));
 }
 
+/// perf2bolt through BAT writes, for the input binary, a YAML naming the BOLTed
+/// binary's build id (the input's with its last bit flipped, as llvm-bolt patches
+/// it); llvm-bolt reads it on the input binary, and so does the page: its graphs
+/// are put on the input binary's code, local functions found by their
+/// `name/file/N` names. Another build id is still refused.
+#[test]
+fn a_yaml_written_through_bat_is_read_with_the_input_binary() {
+    let mut elf = session("cprog", &corpus("bolt-perf/cprog/cprog"));
+    elf.finish().unwrap();
+    let mut y = session("cprog.bolt.bat.yaml", &corpus("bolt-perf/cprog/cprog.bolt.bat.yaml"));
+    y.finish().unwrap();
+    let views = y.correlate(2, &elf).unwrap();
+    assert!(views.contains(&View::BoltCfg), "{views:?}");
+    let page = y.table(&query(TableId::BoltFunctions, "name", false, "helper"), 0, 10).unwrap();
+    let helper = page.rows.iter().find(|r| name_of(&r.cells[0]) == "helper/cmain.c/1").unwrap().id;
+    let graph = y.bolt_cfg(Some(helper), Some(&elf), None).unwrap();
+    assert_eq!(graph.code_note, None);
+    assert!(graph.blocks.iter().all(|b| b.offset.is_some() && b.code.len() as u32 == b.instructions.unwrap()));
+    // The BOLTed binary itself is not the one this profile describes.
+    let mut bolted = session("cprog.bolt", &corpus("bolt-perf/cprog/cprog.bolt"));
+    bolted.finish().unwrap();
+    let mut other = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));
+    other.finish().unwrap();
+    assert!(other.correlate(3, &bolted).is_err());
+}
+
 /// perf2bolt names a local function after its source file when the symbol table
 /// has one (`NAME/FILE/N`): the table shows it demangled, file and number kept.
 #[test]
