@@ -998,6 +998,12 @@ fn a_translated_profiles_graphs_are_bats_blocks_until_the_input_binary_comes() {
     assert_eq!((g.binary.as_deref(), g.code_note.as_deref()), (Some("cprog"), None));
     assert!(g.blocks.iter().all(|b| !b.code.is_empty()), "{:?}", g.blocks);
     assert_eq!(g.blocks.iter().map(|b| b.exec_count).max(), Some(330));
+    // A local function under BOLT's other name (`op_add/cmain.c/1`, the input
+    // binary's `op_add/1`): its code too.
+    let op_add = row(&mut sessions, 2, "op_add/cmain.c/1");
+    let g = cfg(&mut sessions, 2, op_add);
+    assert_eq!((g.binary.as_deref(), g.code_note.as_deref()), (Some("cprog"), None));
+    assert!(!g.blocks.is_empty() && g.blocks.iter().all(|b| !b.code.is_empty()));
     // The BOLTed binary's BAT view still counts its blocks with the profile.
     assert!(sessions.get_mut(2).unwrap().translated_profile(1));
 }
