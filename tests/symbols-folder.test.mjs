@@ -16,6 +16,15 @@ const site = useSite();
 
 const LIBC_ID = '93ac61ec5a8eb1396f9fbd350e3169a558528a40';
 
+/** A folder as a build would leave it: the corpus sysroot beside the program, under `tmp`. */
+async function buildFolder() {
+  const tmp = await mkdtemp(path.join(tmpdir(), 'pgolens-folder-'));
+  const dir = path.join(tmp, 'build');
+  await cp(path.join(corpus, 'bolt-perf/sysroot'), path.join(dir, 'sysroot'), { recursive: true });
+  await cp(path.join(corpus, 'bolt-perf/cprog/cprog'), path.join(dir, 'cprog'));
+  return { tmp, dir };
+}
+
 /** perf script's samples (blank-line separated) and how many hold a frame named `name`. */
 async function samplesWith(rel, name) {
   const script = await readFile(path.join(corpus, rel), 'utf8');
@@ -38,12 +47,8 @@ test('a folder (sysroot and program) names libc frames, and those of a recording
   await page.locator('[role=status]').filter({ hasText: 'cprog.fp.perf.data' }).filter({ hasText: 'perf' }).waitFor({ timeout: 30000 });
   await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
 
-  // A folder as a build would leave it: the sysroot beside the program.
-  const tmp = await mkdtemp(path.join(tmpdir(), 'pgolens-folder-'));
-  const dir = path.join(tmp, 'build');
+  const { tmp, dir } = await buildFolder();
   try {
-    await cp(path.join(corpus, 'bolt-perf/sysroot'), path.join(dir, 'sysroot'), { recursive: true });
-    await cp(path.join(corpus, 'bolt-perf/cprog/cprog'), path.join(dir, 'cprog'));
     await page.locator('.symbols-toggle').click();
     await page.locator('.symbols-panel').waitFor();
     await page.locator('.symbols-panel input[webkitdirectory]').setInputFiles(dir);
@@ -100,11 +105,8 @@ test('a --call-graph dwarf recording without its binaries says its chains need t
   await page.locator('.flat-note', { hasText: 'copied each sample\'s user stack (--call-graph dwarf)' }).waitFor();
   assert.equal(await page.locator('.flat-note', { hasText: 'no call chains' }).count(), 0);
 
-  const tmp = await mkdtemp(path.join(tmpdir(), 'pgolens-folder-'));
-  const dir = path.join(tmp, 'build');
+  const { tmp, dir } = await buildFolder();
   try {
-    await cp(path.join(corpus, 'bolt-perf/sysroot'), path.join(dir, 'sysroot'), { recursive: true });
-    await cp(path.join(corpus, 'bolt-perf/cprog/cprog'), path.join(dir, 'cprog'));
     await page.locator('.symbols-toggle').click();
     await page.locator('.symbols-panel input[webkitdirectory]').setInputFiles(dir);
     await page.locator('.symbols-panel tr[data-dso="/usr/lib/x86_64-linux-gnu/libc.so.6"] .matched', { hasText: 'libc.so.6' }).waitFor({ timeout: 30000 });
