@@ -256,6 +256,31 @@ test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'
   await page.close();
 });
 
+test('a pre-aggregated profile alone asks for its binary; with it, perf2bolt --pa\'s profile', async () => {
+  const { page, errors } = await site.open();
+  await dropCorpus(page, ['bolt-perf/cprog/cprog.preagg-traces.txt']);
+  const status = page.locator('[role=status]');
+  await status.filter({ hasText: 'bolt-preagg' }).filter({ hasText: 'drop its binary to see its branches' }).waitFor({ timeout: 20000 });
+  assert.deepEqual(await page.getByRole('tab').allTextContents(), ['Dump']);
+  await dropCorpus(page, ['bolt-perf/cprog/cprog']);
+  await page.getByText('cprog.preagg-traces.txt', { exact: true }).first().click();
+  await status.filter({ hasText: 'correlated with cprog' }).waitFor({ timeout: 20000 });
+  assert.equal(await status.filter({ hasText: 'drop its binary' }).count(), 0);
+  await page.getByRole('tab', { name: 'Functions' }).click();
+  await rows(page).first().waitFor();
+  // llvm-bolt's execution counts with the fdata perf2bolt --pa wrote from this file.
+  const fdata = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.preagg-traces.fdata'), 'utf8');
+  const entries = new Map();
+  for (const [, name, count] of fdata.matchAll(/^\d+ \S+ [0-9a-f]+ 1 (\S+) 0 \d+ (\d+)$/gm)) {
+    entries.set(name, (entries.get(name) ?? 0) + Number(count));
+  }
+  const shown = await shownRows(page);
+  assert.ok(entries.size > 3, JSON.stringify([...entries]));
+  for (const [name, exec] of entries) assert.equal(shown.find((r) => r.name === name)?.exec, exec, name);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 const blocksOf = (caption) => Number(/^(\d+) blocks/.exec(caption)[1]);
 
 test('a BOLTed binary opens on its BAT: functions and fragments at their output addresses, a function\'s translation', async () => {

@@ -37,6 +37,9 @@ pub fn Status(props: &Props) -> Html {
                             <span class="correlated">{format!("correlated with {binary}")}</span>
                         } else if s.needs_binary() {
                             <span class="correlated missing">{"needs its binary: drop the instrumented ELF"}</span>
+                        } else if s.branch_profile {
+                            // perf2bolt's aggregation needs the binary the branches ran in.
+                            <span class="correlated missing">{"drop its binary to see its branches as BOLT's profile (functions, CFG)"}</span>
                         }
                         if s.is_perf() && s.stacks.is_some() {
                             {symbols_toggle(doc, &props.dispatch)}
