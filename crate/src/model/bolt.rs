@@ -335,8 +335,7 @@ pub fn place_on_binary(
         }
     }
     // Each block's edges in the binary's successor order (a conditional branch's
-    // taken edge first), the profile's count where it lists the edge; then any
-    // the binary does not have.
+    // taken edge first), with the profile's count where it lists the edge.
     let listed = core::mem::take(&mut cfg.edges);
     let mut strays: Vec<Edge> = Vec::new();
     let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
@@ -367,7 +366,11 @@ pub fn place_on_binary(
             _ => None,
         };
         let mut add = |from: u32, to: u32| {
-            if let Some(e) = cfg.edges.iter_mut().find(|e| e.from == from && e.to == to) {
+            // Only `from`'s own edges are looked through: the edges are sorted by source.
+            let start = cfg.edges.partition_point(|e| e.from < from);
+            let end = cfg.edges.partition_point(|e| e.from <= from);
+            let own = cfg.edges.get_mut(start..end).unwrap_or_default();
+            if let Some(e) = own.iter_mut().find(|e| e.to == to) {
                 e.count = Some(e.count.unwrap_or(0).saturating_add(count));
                 e.mispredicted = e.mispredicted.saturating_add(mispredicted);
             }
