@@ -32,6 +32,8 @@ pub struct Block {
     pub exec_count: u64,
     /// The block is entered from outside the function (entry point, landing pad).
     pub entry: bool,
+    /// The landing pads its calls throw to (from the binary's LSDAs).
+    pub landing_pads: Vec<u32>,
     pub calls: Vec<Call>,
 }
 
@@ -151,8 +153,10 @@ impl Cfg {
     /// instructions this model does not have, it decides from what it has: a call
     /// site with one callee is a direct call (llvm-bolt counts it with the block's
     /// count), with several an indirect one (the sum of its targets' counts); a
-    /// block of unknown size weighs as one instruction. llvm-bolt also leaves out
-    /// blocks ending in a call to their own function, which this model cannot tell.
+    /// block of unknown size weighs as one instruction. Blocks whose calls throw to
+    /// a landing pad that ran are left out, as llvm-bolt leaves them (their pads are
+    /// known from the binary's LSDAs). llvm-bolt also leaves out blocks ending in a
+    /// call to their own function, which this model cannot tell.
     pub fn flow_gaps(&self) -> FlowGaps {
         let mut out = FlowGaps { blocks: alloc::vec![None; self.blocks.len()], ..FlowGaps::default() };
         if self.blocks.len() <= 1 {
@@ -164,6 +168,10 @@ impl Cfg {
             let Ok(index) = u32::try_from(i) else { break };
             let instructions = b.instructions.unwrap_or(1);
             if b.entry || self.successors(index).is_empty() || b.exec_count == 0 || instructions == 0 {
+                continue;
+            }
+            // Nor a block that throws to a landing pad that ran.
+            if b.landing_pads.iter().any(|&p| self.blocks.get(p as usize).is_some_and(|p| p.exec_count > 0)) {
                 continue;
             }
             let (inflow, outflow) = flow.get(i).copied().unwrap_or_default();
@@ -223,16 +231,17 @@ pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -
     let f = binary.functions.get(function)?;
     let graph = cfg::build(binary, f)?;
     let mut out = Cfg { name: f.name.clone(), ..Cfg::default() };
+    let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
     for b in &graph.blocks {
         out.blocks.push(Block {
             offset: Some(b.start),
             instructions: Some(b.instructions),
             exec_count: 0,
             entry: b.start == 0 || b.landing_pad,
+            landing_pads: pads_of(b, &block_at),
             calls: Vec::new(),
         });
     }
-    let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
     for (i, b) in graph.blocks.iter().enumerate() {
         let mut seen: Vec<u64> = Vec::new();
         for &s in &b.successors {
@@ -318,6 +327,7 @@ pub fn place_on_binary(
     if graph.blocks.len() != declared || cfg.blocks.len() > declared {
         return Err(graph.blocks.len());
     }
+    let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
     for (i, g) in graph.blocks.iter().enumerate() {
         match cfg.blocks.get_mut(i) {
             // The binary's instruction count, as llvm-bolt's: a profile written
@@ -325,11 +335,14 @@ pub fn place_on_binary(
             Some(b) => {
                 b.offset = Some(g.start);
                 b.instructions = Some(g.instructions);
+                b.entry |= g.landing_pad;
+                b.landing_pads = pads_of(g, &block_at);
             }
             None => cfg.blocks.push(Block {
                 offset: Some(g.start),
                 instructions: Some(g.instructions),
                 entry: g.landing_pad,
+                landing_pads: pads_of(g, &block_at),
                 ..Block::default()
             }),
         }
@@ -338,7 +351,6 @@ pub fn place_on_binary(
     // taken edge first), with the profile's count where it lists the edge.
     let listed = core::mem::take(&mut cfg.edges);
     let mut strays: Vec<Edge> = Vec::new();
-    let block_at = |offset: u64| graph.blocks.binary_search_by_key(&offset, |b| b.start).ok();
     for (from, g) in graph.blocks.iter().enumerate() {
         let Ok(from) = u32::try_from(from) else { break };
         let mine = listed.get(listed.partition_point(|e| e.from < from)..listed.partition_point(|e| e.from <= from));
@@ -396,6 +408,11 @@ pub fn place_on_binary(
         }
     }
     Ok(())
+}
+
+/// The blocks (indices) a binary block's calls throw to.
+fn pads_of(block: &cfg::Block, block_at: &impl Fn(u64) -> Option<usize>) -> Vec<u32> {
+    block.landing_pads.iter().filter_map(|&p| u32::try_from(block_at(p)?).ok()).collect()
 }
 
 /// llvm-bolt's `recordBranch`: the branch from the block holding `from` to the block

@@ -102,6 +102,9 @@ pub struct BinaryIndex {
     pub objects: Vec<Object>,
     /// Landing pads of the LSDAs `.eh_frame` points to, sorted: they start blocks.
     pub landing_pads: Vec<u64>,
+    /// The LSDA call sites that have a landing pad: (start, end, landing pad)
+    /// addresses, sorted by start. A block whose calls lie in one throws to its pad.
+    pub call_sites: Vec<(u64, u64, u64)>,
     /// Static relocations against code are in the file (`--emit-relocs`: BOLT's
     /// `HasRelocations`, "enabling relocation mode").
     pub relocations: bool,
@@ -272,9 +275,9 @@ impl<'data> Binary<'data> {
         functions.sort_by_key(|f| f.address);
         functions.dedup_by_key(|f| f.address);
         let (relocations, code_relocations) = code_relocations(&table, data, &sections);
-        let landing_pads = match eh_frame {
+        let (landing_pads, call_sites) = match eh_frame {
             Some((address, bytes)) => landing_pads(&sections, data, address, bytes),
-            None => Vec::new(),
+            None => (Vec::new(), Vec::new()),
         };
         // The note's descriptor lies in `data`: its place, for the index to keep.
         let build_id = build_id.and_then(|id| {
@@ -290,6 +293,7 @@ impl<'data> Binary<'data> {
             functions,
             objects,
             landing_pads,
+            call_sites,
             relocations,
             code_relocations,
             jump_tables: OnceCell::new(),
@@ -333,6 +337,7 @@ impl<'data> Binary<'data> {
             }],
             objects: Vec::new(),
             landing_pads: Vec::new(),
+            call_sites: Vec::new(),
             relocations: false,
             code_relocations: Vec::new(),
             jump_tables: OnceCell::new(),
@@ -381,23 +386,31 @@ fn bytes_at<'d>(sections: &[Section], data: &'d [u8], address: u64, len: u64) ->
 /// per call site: start, length, landing pad (call-site encoding), uleb action
 /// ```
 ///
-/// A damaged `.eh_frame` or LSDA only loses the pads it would have given.
-fn landing_pads(sections: &[Section], data: &[u8], eh_frame_address: u64, eh_frame: &[u8]) -> Vec<u64> {
+/// A damaged `.eh_frame` or LSDA only loses the pads it would have given. Returns
+/// the pads, sorted, and the call sites with a pad (start, end, pad), by start.
+fn landing_pads(
+    sections: &[Section],
+    data: &[u8],
+    eh_frame_address: u64,
+    eh_frame: &[u8],
+) -> (Vec<u64>, Vec<(u64, u64, u64)>) {
     use gimli::{BaseAddresses, CieOrFde, EhFrame, UnwindSection};
     let section = EhFrame::new(eh_frame, gimli::LittleEndian);
     let bases = BaseAddresses::default().set_eh_frame(eh_frame_address);
     let mut entries = section.entries(&bases);
     let mut pads = Vec::new();
+    let mut sites = Vec::new();
     while let Ok(Some(entry)) = entries.next() {
         let CieOrFde::Fde(partial) = entry else { continue };
         let Ok(fde) = partial.parse(EhFrame::cie_from_offset) else { continue };
         let Some(gimli::Pointer::Direct(lsda)) = fde.lsda() else { continue };
         let Some(bytes) = bytes_at(sections, data, lsda, u64::MAX) else { continue };
-        let _ = lsda_pads(bytes, fde.initial_address(), &mut pads);
+        let _ = lsda_pads(bytes, fde.initial_address(), &mut pads, &mut sites);
     }
     pads.sort_unstable();
     pads.dedup();
-    pads
+    sites.sort_unstable();
+    (pads, sites)
 }
 
 /// BOLT's relocation mode and the relocations from data to code of the static
@@ -461,7 +474,7 @@ fn encoded(r: &mut Reader<'_>, encoding: u8) -> Result<u64> {
     })
 }
 
-fn lsda_pads(bytes: &[u8], function: u64, pads: &mut Vec<u64>) -> Result<()> {
+fn lsda_pads(bytes: &[u8], function: u64, pads: &mut Vec<u64>, sites: &mut Vec<(u64, u64, u64)>) -> Result<()> {
     const OMIT: u8 = 0xff;
     let mut r = Reader::new(bytes, Endian::Little);
     let lp_start_encoding = r.u8("LPStart encoding")?;
@@ -473,12 +486,14 @@ fn lsda_pads(bytes: &[u8], function: u64, pads: &mut Vec<u64>) -> Result<()> {
     let length = r.uleb128("call-site table length")?;
     let mut table = r.sub(length, "call-site table")?;
     while !table.is_empty() {
-        encoded(&mut table, encoding)?;
-        encoded(&mut table, encoding)?;
+        // Start and length from the function's start; the pad from LPStart.
+        let start = function.wrapping_add(encoded(&mut table, encoding)?);
+        let length = encoded(&mut table, encoding)?;
         let pad = encoded(&mut table, encoding)?;
         table.uleb128("call-site action")?;
         if pad != 0 {
             pads.push(lp_start.wrapping_add(pad));
+            sites.push((start, start.wrapping_add(length), lp_start.wrapping_add(pad)));
         }
     }
     Ok(())

@@ -38,6 +38,9 @@ pub struct Block {
     pub ends_in_call: bool,
     /// The block is a landing pad.
     pub landing_pad: bool,
+    /// Offsets of the landing pads its instructions throw to (LSDA call sites
+    /// overlapping it).
+    pub landing_pads: Vec<u64>,
     /// Offsets of the successor blocks, the fall-through included.
     pub successors: Vec<u64>,
     /// How many instructions it holds (nops included).
@@ -279,11 +282,36 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
             last: b.last,
             ends_in_call: b.kind == Kind::Call,
             landing_pad: pads.binary_search(&b.start).is_ok(),
+            landing_pads: thrown_to(binary, &instructions, b.start, b.last, start),
             successors,
             instructions: b.instructions,
         });
     }
     Some(cfg)
+}
+
+/// The landing pads (offsets) the calls among the instructions from offset `first`
+/// to `last` throw to: those of the LSDA call sites holding them, as llvm-bolt
+/// gives a landing pad to each invoke, each pad once.
+fn thrown_to(binary: &Binary<'_>, instructions: &[(u64, Kind)], first: u64, last: u64, function: u64) -> Vec<u64> {
+    // The function's own sites only: they start inside it.
+    let from = binary.call_sites.partition_point(|&(start, _, _)| start < function);
+    let sites = binary.call_sites.get(from..).unwrap_or_default();
+    let at = instructions.partition_point(|&(offset, _)| offset < first);
+    let block = instructions.get(at..).unwrap_or_default().iter().take_while(|&&(offset, _)| offset <= last);
+    let mut pads: Vec<u64> = Vec::new();
+    for &(offset, _) in block.filter(|&&(_, kind)| kind == Kind::Call) {
+        let call = function.wrapping_add(offset);
+        // Call sites do not overlap: the last one starting at or before the call.
+        let before = sites.partition_point(|&(start, _, _)| start <= call);
+        let holding = before.checked_sub(1).and_then(|i| sites.get(i));
+        if let Some(&(_, _, pad)) = holding.filter(|&&(_, end, _)| end > call) {
+            pads.push(pad.wrapping_sub(function));
+        }
+    }
+    pads.sort_unstable();
+    pads.dedup();
+    pads
 }
 
 /// The jump table an indirect `jmp` reads (address, entry size), for the two forms
