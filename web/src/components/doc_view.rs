@@ -77,7 +77,12 @@ pub fn DocView(props: &Props) -> Html {
                     let info = doc.summary.as_ref().and_then(|s| s.stacks.clone()).unwrap_or_default();
                     // A recording's stacks are its call chains; a sample profile's, its inline trees.
                     let recording = doc.summary.as_ref().is_none_or(|s| s.format.starts_with("perf.data"));
-                    let flat_note = if recording { flame_graph::NO_CHAINS } else { flame_graph::NO_INLINED_SAMPLES };
+                    // A `--call-graph dwarf` recording's chains wait for its binaries.
+                    let flat_note = match (recording, info.stack_copies) {
+                        (true, true) => flame_graph::UNWOUND_WITH_BINARIES,
+                        (true, false) => flame_graph::NO_CHAINS,
+                        (false, _) => flame_graph::NO_INLINED_SAMPLES,
+                    };
                     html! { <FlameGraph stacks={doc.stacks.clone()} {info} {flat_note} on_msg={d.reform(Action::Flame)} on_tab={Some(d.reform(Action::SelectTab))} on_transform={Some(d.reform(|t| Action::Transform(views::transforms::Msg::Push(t))))} /> }
                 }
                 View::Functions if doc.has_stacks() => html! { <StackFunctionsView doc={doc.clone()} dispatch={d} /> },

@@ -269,14 +269,7 @@ pub fn FlameGraph(props: &Props) -> Html {
     });
 
     let body = match &st.flame {
-        Some(data) if flat => {
-            let note = if props.info.stack_copies {
-                AttrValue::Static(UNWOUND_WITH_BINARIES)
-            } else {
-                props.flat_note.clone()
-            };
-            flat_chart(data, names, st.selected, selected_frame, &note, d)
-        }
+        Some(data) if flat => flat_chart(data, names, st.selected, selected_frame, &props.flat_note, d),
         Some(data) => html! {
             <FlameCanvas data={data.clone()} names={st.names.clone()} {zoom} icicle={st.inverted}
                 hit={hit.clone()} selected={st.selected} highlight={selected_frame} label={props.label.clone()}
