@@ -258,8 +258,8 @@ impl BoltView {
                 *last ^= 1;
             }
             let named = &*yaml.header.build_id;
-            let ours = |id: &[u8]| named == pgolens::read::hex_string(id).as_bytes();
-            if !named.is_empty() && !ours(id) && (bolted || !ours(&flipped)) {
+            let of_its_output = || named == pgolens::read::hex_string(&flipped).as_bytes();
+            if !named.is_empty() && named != hex.as_bytes() && (bolted || !of_its_output()) {
                 return Err(fail(alloc::format!(
                     "the profile is of build id {}, the binary's is {hex}",
                     String::from_utf8_lossy(&yaml.header.build_id)
