@@ -74,12 +74,15 @@ pub struct Cfg {
     pub unmatched: Vec<(u64, u64, i64)>,
 }
 
+/// Where the edges leaving `block` are in `edges` (sorted by source).
+fn leaving(edges: &[Edge], block: u32) -> core::ops::Range<usize> {
+    edges.partition_point(|e| e.from < block)..edges.partition_point(|e| e.from <= block)
+}
+
 impl Cfg {
     /// The edges leaving `block`.
     pub fn successors(&self, block: u32) -> &[Edge] {
-        let start = self.edges.partition_point(|e| e.from < block);
-        let end = self.edges.partition_point(|e| e.from <= block);
-        self.edges.get(start..end).unwrap_or_default()
+        self.edges.get(leaving(&self.edges, block)).unwrap_or_default()
     }
 
     /// Fills the count of each two-way (or one-way) block's fall-through edge that
@@ -260,8 +263,9 @@ pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -
             }
         }
     }
-    let named = |n: &[u8]| same_name(n, &f.name) || f.file_name.as_deref().is_some_and(|file| same_name(n, file));
-    let mine = |l: &crate::formats::bolt::fdata::Location<'_>| l.kind.is_symbol() && named(&l.name);
+    let mine = |l: &crate::formats::bolt::fdata::Location<'_>| {
+        l.kind.is_symbol() && f.names().any(|name| same_name(&l.name, name))
+    };
     for br in &fdata.branches {
         let (from_mine, to_mine) = (mine(&br.from), mine(&br.to));
         // Entry data: branches into the function from elsewhere, or to its start.
@@ -305,7 +309,7 @@ pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -
 /// function included), or by BOLT's alternative name of a local function after a
 /// `FILE` symbol, `name/file/N`, which perf2bolt writes through BAT.
 pub fn binary_function(binary: &Binary<'_>, name: &str) -> Option<usize> {
-    binary.functions.iter().position(|f| f.name == name || f.file_name.as_deref() == Some(name))
+    binary.functions.iter().position(|f| f.names().any(|n| n == name))
 }
 
 /// Puts a YAML graph's blocks on the binary's function `function`, block by block
@@ -353,8 +357,7 @@ pub fn place_on_binary(
     let mut strays: Vec<Edge> = Vec::new();
     for (from, g) in graph.blocks.iter().enumerate() {
         let Ok(from) = u32::try_from(from) else { break };
-        let mine = listed.get(listed.partition_point(|e| e.from < from)..listed.partition_point(|e| e.from <= from));
-        let mine = mine.unwrap_or_default();
+        let mine = listed.get(leaving(&listed, from)).unwrap_or_default();
         let start = cfg.edges.len();
         for to in g.successors.iter().filter_map(|&s| u32::try_from(block_at(s)?).ok()) {
             // A successor named twice (a branch to the next block) is one edge.
@@ -378,11 +381,8 @@ pub fn place_on_binary(
             _ => None,
         };
         let mut add = |from: u32, to: u32| {
-            // Only `from`'s own edges are looked through: the edges are sorted by source.
-            let start = cfg.edges.partition_point(|e| e.from < from);
-            let end = cfg.edges.partition_point(|e| e.from <= from);
-            let own = cfg.edges.get_mut(start..end).unwrap_or_default();
-            if let Some(e) = own.iter_mut().find(|e| e.to == to) {
+            let own = leaving(&cfg.edges, from);
+            if let Some(e) = cfg.edges.get_mut(own).unwrap_or_default().iter_mut().find(|e| e.to == to) {
                 e.count = Some(e.count.unwrap_or(0).saturating_add(count));
                 e.mispredicted = e.mispredicted.saturating_add(mispredicted);
             }

@@ -64,6 +64,13 @@ pub struct Function {
     pub file_name: Option<String>,
 }
 
+impl Function {
+    /// The names BOLT profiles call it by: its name, and its `name/file/N` one.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        core::iter::once(self.name.as_str()).chain(self.file_name.as_deref())
+    }
+}
+
 /// A data symbol (or, for memory profiles, a function or a jump table): a memory
 /// access inside it is named after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
