@@ -296,6 +296,25 @@ fn yaml_profiles_give_bolts_graphs() {
     eprintln!("{edges} counted edges");
 }
 
+/// The YAML profile's function `i` put on the binary's function of its name, as
+/// the page puts it: the graph, and how many blocks the profile itself built;
+/// else why not.
+fn placed_on_binary(
+    yaml: &pgolens::formats::bolt::yaml::Profile<'_>,
+    binary: &Binary<'_>,
+    i: usize,
+) -> Result<(Cfg, usize), String> {
+    let f = &yaml.functions[i];
+    let name = String::from_utf8_lossy(&f.name);
+    let function = binary_function(binary, &name).ok_or_else(|| format!("{name}: not in the binary"))?;
+    let mut cfg = cfg_from_yaml(yaml, i).unwrap();
+    let listed = cfg.blocks.len();
+    let branches = yaml.header.flags.has(pgolens::formats::bolt::yaml::ProfileFlags::BRANCH);
+    place_on_binary(&mut cfg, binary, function, f.block_count as usize, branches)
+        .map_err(|n| format!("{name}: the binary has {n} blocks, the profile {}", f.block_count))?;
+    Ok((cfg, listed))
+}
+
 /// A YAML profile put on its binary, as llvm-bolt's YAML reader matches it: every
 /// printed function gets BOLT's whole graph (input offsets, instruction counts,
 /// block counts, and every successor in BOLT's order, those the profile does not
@@ -318,16 +337,7 @@ fn yaml_profiles_placed_on_their_binary_give_bolts_whole_graphs() {
         let binary = Binary::parse(&elf).unwrap();
         let data = common::read(&format!("{dir}/{profile}"));
         let yaml = pgolens::formats::bolt::yaml::decode(&data).unwrap();
-        let branches = yaml.header.flags.has(pgolens::formats::bolt::yaml::ProfileFlags::BRANCH);
-        let place = |i: usize| {
-            let f = &yaml.functions[i];
-            let function = binary_function(&binary, &String::from_utf8_lossy(&f.name))?;
-            let mut cfg = cfg_from_yaml(&yaml, i).unwrap();
-            let listed = cfg.blocks.len();
-            let declared = f.block_count as usize;
-            place_on_binary(&mut cfg, &binary, function, declared, branches).ok()?;
-            Some((cfg, listed))
-        };
+        let place = |i: usize| placed_on_binary(&yaml, &binary, i).ok();
         let text = String::from_utf8(common::read(&format!("{dir}/{printed}"))).unwrap();
         for theirs in parse_cfg_txt(&text) {
             let what = format!("{profile} {}", theirs.name);
@@ -469,7 +479,6 @@ fn a_yaml_written_through_bat_put_on_the_input_binary_is_bolts() {
         let binary = Binary::parse(&elf).unwrap();
         let data = common::read(&format!("{dir}/{program}.bolt.bat.yaml"));
         let yaml = pgolens::formats::bolt::yaml::decode(&data).unwrap();
-        let branches = yaml.header.flags.has(pgolens::formats::bolt::yaml::ProfileFlags::BRANCH);
         let log = std::fs::read_to_string(data_dir.join(format!("{program}.bolt.bat.yaml.on-input.log"))).unwrap();
         let (n, weighted, worst) = printed_flow_gaps(&log);
         let with_profile = log.lines().find(|l| l.contains("have non-empty execution profile")).unwrap();
@@ -480,12 +489,8 @@ fn a_yaml_written_through_bat_put_on_the_input_binary_is_bolts() {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let name = String::from_utf8_lossy(&f.name).into_owned();
-                let mut cfg = cfg_from_yaml(&yaml, i).unwrap();
-                let function = binary_function(&binary, &name).unwrap_or_else(|| panic!("{program}: {name}"));
-                place_on_binary(&mut cfg, &binary, function, f.block_count as usize, branches)
-                    .unwrap_or_else(|n| panic!("{program}: {name} has {n} blocks"));
-                (name, cfg)
+                let (cfg, _) = placed_on_binary(&yaml, &binary, i).unwrap_or_else(|e| panic!("{program}: {e}"));
+                (String::from_utf8_lossy(&f.name).into_owned(), cfg)
             })
             .collect();
         let graphs: Vec<Cfg> = placed
