@@ -16,6 +16,13 @@ const site = useSite();
 
 const LIBC_ID = '93ac61ec5a8eb1396f9fbd350e3169a558528a40';
 
+/** Drops the corpus recording `rel` and waits for it to open on its flame graph. */
+async function openRecording(page, rel) {
+  await dropFiles(page, await corpusFiles([rel]));
+  await page.locator('[role=status]').filter({ hasText: path.basename(rel) }).filter({ hasText: 'perf' }).waitFor({ timeout: 30000 });
+  await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
+}
+
 /** A folder as a build would leave it: the corpus sysroot beside the program, under `tmp`. */
 async function buildFolder() {
   const tmp = await mkdtemp(path.join(tmpdir(), 'pgolens-folder-'));
@@ -43,9 +50,7 @@ async function searchShare(page, name, { total, holding }) {
 test('a folder (sysroot and program) names libc frames, and those of a recording opened after it; the Symbols panel lists libc with its build id and debug file', async () => {
   const { page, errors } = await site.open();
   const PERF = 'bolt-perf/cprog/cprog.fp.perf.data';
-  await dropFiles(page, await corpusFiles([PERF]));
-  await page.locator('[role=status]').filter({ hasText: 'cprog.fp.perf.data' }).filter({ hasText: 'perf' }).waitFor({ timeout: 30000 });
-  await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
+  await openRecording(page, PERF);
 
   const { tmp, dir } = await buildFolder();
   try {
@@ -97,9 +102,7 @@ test('a folder (sysroot and program) names libc frames, and those of a recording
 test('a --call-graph dwarf recording without its binaries says its chains need them; given them, it has perf\'s chains', async () => {
   const { page, errors } = await site.open();
   const PERF = 'bolt-perf/cprog/cprog.dwarf.perf.data';
-  await dropFiles(page, await corpusFiles([PERF]));
-  await page.locator('[role=status]').filter({ hasText: 'cprog.dwarf.perf.data' }).filter({ hasText: 'perf' }).waitFor({ timeout: 30000 });
-  await page.getByRole('tab', { name: 'Flame graph', selected: true }).waitFor();
+  await openRecording(page, PERF);
   // Its samples hold copies of the user stack, not chains: without the binaries'
   // call-frame information every sample is its leaf alone, and the note says why.
   await page.locator('.flat-note', { hasText: 'copied each sample\'s user stack (--call-graph dwarf)' }).waitFor();
