@@ -949,6 +949,10 @@ fn not_decoded() -> Failure {
 mod tests;
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod bolt_tests;
+
+#[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic, clippy::arithmetic_side_effects)]
 mod sample_tests;
 
