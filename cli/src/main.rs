@@ -23,7 +23,7 @@
 //!                               a BOLT YAML profile re-written as LLVM's YAML writer writes it, or
 //!                               for a perf.data / pre-aggregated profile of a BOLTed ELF (with BAT)
 //!                               the YAML `perf2bolt ELF -p FILE -w OUT` writes
-//! pgolens merge A B... [-o OUT]  fdata or YAML profiles summed as `merge-fdata A B... -o OUT` does
+//! pgolens merge A B... [-o OUT] [--threads N]  fdata or YAML profiles summed as `merge-fdata A B... -o OUT` does
 //! pgolens share FILE... -o OUT.html [--page PAGE.html] [--link FRAGMENT]
 //!                               the self-contained page (dist/pgolens.html, embedded at build time
 //!                               when it existed, else --page) carrying the files, opening on them
@@ -43,7 +43,7 @@ use pgolens::dump::{write_json, write_text};
 use pgolens::formats::perf::script::ScriptFields;
 use pgolens::{Detection, Node};
 
-pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack|folded [--symfs DIR] [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT]\n       pgolens share FILE... -o OUT.html [--page PAGE.html] [--link FRAGMENT]";
+pub const USAGE: &str = "usage: pgolens detect FILE...\n       pgolens dump [--json] FILE\n       pgolens export FILE --to proftext [--binary ELF]\n       pgolens export FILE --to perf-script|perf-script-brstack|folded [--symfs DIR] [--binary ELF]... [--kallsyms FILE]\n       pgolens export FILE --to fdata [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to yaml [--binary ELF] [--ba] [-o OUT]\n       pgolens export FILE --to sampletext|dump-gcov|afdo|gcov4|gcov4-compact|gcov4-text [-o OUT]\n       pgolens merge A B... [-o OUT] [--threads N]\n       pgolens share FILE... -o OUT.html [--page PAGE.html] [--link FRAGMENT]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

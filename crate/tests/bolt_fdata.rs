@@ -246,6 +246,12 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
     let bolted = b"boltedcollection\n1 main 0 1 main 4 0 2\n4 main 8 4 heap 10 3\n".to_vec();
     let bolted_more = b"boltedcollection\n1 main 0 1 main 4 1 1\n4 main 8 4 heap 10 2\n3 main c 3 heap 20 1\n".to_vec();
     let samples = b"no_lbr cycles\n1 main 0 3\n1 f 4 1\n1 main 0 2\n".to_vec();
+    // Memory events after the branches without a header: they stay in an input's
+    // last part.
+    let appended = |lines: &[u8], more: &[u8]| [lines, more].concat();
+    let base_memory = appended(&base, b"4 main 8 4 heap 10 3\n3 main c 3 heap 20 1\n");
+    let blocks_memory = appended(&blocks_reversed, b"3 main c 3 heap 20 5\n4 main 0 4 heap 8 1\n");
+    let (negative_late, extra_field_late) = (appended(&second, &negative), appended(&base, &extra_field));
     let sets: Vec<Vec<&[u8]>> = vec![
         vec![&base, &every_third_left_out, &blocks_reversed, &respelled, &second, &base],
         vec![&blocks_reversed, &base, &near, &new_names, &base, &every_third_left_out],
@@ -257,7 +263,12 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
         vec![&base, &extra_field],
         vec![&bolted, &bolted_more, &bolted],
         vec![&no_lbr, &samples, &no_lbr],
+        vec![&base_memory, &blocks_memory, &second, &base_memory],
+        // The errors above late in an input, whose parts are then read apart.
+        vec![&base, &negative_late, &base],
+        vec![&base, &extra_field_late],
     ];
+    let mut cut = Vec::new();
     for (checked, inputs) in sets.iter().enumerate() {
         let decoded: Result<Vec<Fdata<'_>>, _> = inputs.iter().map(|d| fdata::decode(d)).collect();
         let expected = match decoded {
@@ -295,7 +306,46 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
             });
             assert_eq!(text, expected, "inputs {checked}, split at {split}, written");
         }
+        // Each merger reading the same part of every input, as the CLI's threads
+        // do when every input can be cut (`merge_parts`): the same text, or an
+        // error where there is one (the CLI then reads the inputs whole, for its
+        // line).
+        for n in [2, 3, 5] {
+            let Some(parts) = inputs.iter().map(|d| fdata::merge_parts(d, n)).collect::<Option<Vec<_>>>() else {
+                continue;
+            };
+            cut.push((checked, n));
+            let mut read = Ok(());
+            let mut mergers = Vec::new();
+            for part in 0..n {
+                let mut merger =
+                    if part == 0 { fdata::Merger::new() } else { fdata::Merger::after_first(false, false) };
+                for (i, p) in parts.iter().enumerate() {
+                    read = read.and_then(|()| merger.add_part(i, part, p[part]));
+                }
+                mergers.push(merger);
+            }
+            let mut mergers = mergers.into_iter();
+            let mut merged = mergers.next().unwrap();
+            for later in mergers {
+                merged.absorb(later);
+            }
+            let mut text = Vec::new();
+            let wrote = merged.write(&mut text);
+            match &expected {
+                Ok(Ok(expected)) => {
+                    assert_eq!(read, Ok(()), "inputs {checked} in {n} parts");
+                    assert_eq!(wrote, Ok(()), "inputs {checked} in {n} parts");
+                    assert_eq!(text, *expected, "inputs {checked} in {n} parts");
+                }
+                _ => assert!(read.is_err() || wrote.is_err(), "inputs {checked} in {n} parts"),
+            }
+        }
     }
+    // The sets whose inputs all have lines enough and no header are read in parts.
+    let all = |set| [2, 3, 5].map(|n| (set, n));
+    let cut_sets = [all(0).to_vec(), vec![(1, 2)], all(2)[..2].to_vec(), all(3)[..2].to_vec(), all(10).to_vec()];
+    assert_eq!(cut, [cut_sets.concat(), all(11).to_vec(), all(12).to_vec()].concat());
     // The sets above do reach every outcome.
     let outcomes = sets.iter().map(|inputs| {
         let decoded: Result<Vec<Fdata<'_>>, _> = inputs.iter().map(|d| fdata::decode(d)).collect();
@@ -306,6 +356,36 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
     assert!(outcomes.iter().any(|o| matches!(o, Ok(Err(MergeError::NegativeCount { .. })))));
     assert!(outcomes.iter().any(|o| matches!(o, Ok(Err(MergeError::MixedModes { .. })))));
     assert!(outcomes.iter().any(|o| o.is_err()));
+}
+
+#[test]
+fn merge_parts_cut_an_input_before_branch_lines() {
+    let base = common::read("bolt-perf/cxxprog/cxxprog.instr.fdata");
+    let longest = base.split_inclusive(|&b| b == b'\n').map(<[u8]>::len).max().unwrap();
+    for n in 1..=9 {
+        let parts = fdata::merge_parts(&base, n).unwrap();
+        assert_eq!(parts.len(), n);
+        assert_eq!(parts.concat(), base);
+        for part in &parts {
+            assert!(part.ends_with(b"\n") && b"012".contains(&part[0]), "{n}");
+            // About equal: each cut is within a line of its share.
+            assert!(part.len().abs_diff(base.len() / n) <= 2 * longest, "{n}: {} of {}", part.len(), base.len());
+        }
+    }
+    let one = b"1 a 0 1 a 4 0 1\n";
+    assert_eq!(fdata::merge_parts(one, 1), Some(vec![&one[..]]));
+    let two = b"1 a 0 1 a 4 0 1\n1 a 4 1 a 8 0 1\n";
+    assert_eq!(fdata::merge_parts(two, 2), Some(vec![&two[..16], &two[16..]]));
+    // Not cut: too few lines, headers, a cut among memory events, no parts or
+    // too many.
+    assert_eq!(fdata::merge_parts(one, 2), None);
+    assert_eq!(fdata::merge_parts(two, 3), None);
+    assert_eq!(fdata::merge_parts(b"no_lbr cycles\n1 a 0 3\n1 a 4 3\n1 a 8 3\n", 2), None);
+    assert_eq!(fdata::merge_parts(b"boltedcollection\n1 a 0 1 a 4 0 1\n1 a 4 1 a 8 0 1\n", 2), None);
+    assert_eq!(fdata::merge_parts(b"1 a 0 1 a 4 0 1\n4 a 8 4 h 10 3\n3 a c 3 h 20 1\n3 a c 3 h 28 1\n", 2), None);
+    assert_eq!(fdata::merge_parts(&base, 0), None);
+    assert_eq!(fdata::merge_parts(&base, 257), None);
+    assert_eq!(fdata::merge_parts(b"", 1), None);
 }
 
 #[test]

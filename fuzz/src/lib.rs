@@ -392,6 +392,30 @@ pub fn bolt_fdata(data: &[u8]) {
                     first.write(&mut out).map(|()| out)
                 });
                 assert_eq!(split, whole);
+                // Each of two mergers reading the same part of both inputs, as
+                // the CLI's threads do when both can be cut: the whole merge, or
+                // an error where it is one.
+                let (Some(parts), Some(second_parts)) =
+                    (fdata::merge_parts(inputs[0], 2), fdata::merge_parts(second, 2))
+                else {
+                    continue;
+                };
+                let mut mergers = [fdata::Merger::new(), fdata::Merger::after_first(false, false)];
+                let mut read = Ok(());
+                for (part, merger) in mergers.iter_mut().enumerate() {
+                    for (i, p) in [&parts, &second_parts].into_iter().enumerate() {
+                        let data = p.get(part).copied().unwrap_or_default();
+                        read = read.and_then(|()| merger.add_part(i, part, data));
+                    }
+                }
+                let [mut first, later] = mergers;
+                first.absorb(later);
+                let mut out = Vec::new();
+                let parted = read.is_ok() && first.write(&mut out).is_ok();
+                match &whole {
+                    Ok(Ok(text)) => assert!(parted && out == *text),
+                    _ => assert!(!parted),
+                }
             }
         }
     });

@@ -61,10 +61,40 @@ pub fn merge<'a>(inputs: &[Fdata<'a>]) -> Result<Fdata<'a>, MergeError> {
     merger.finish()
 }
 
+/// `data`, an fdata input, cut at line starts into `n` parts of about equal size
+/// (1 to 256 of them), for `n` mergers that each read the same part of every
+/// input (`Merger::add_part`). `None` when it cannot be cut so: a header
+/// (`no_lbr`, `boltedcollection`: a part would read its lines otherwise), or a
+/// cut that falls where no branch line follows (memory events come last, and stay
+/// in the last part, in their order), or too few lines.
+pub fn merge_parts(data: &[u8], n: usize) -> Option<Vec<&[u8]>> {
+    if !(1..=256).contains(&n) || !data.first().is_some_and(|b| b"012".contains(b)) {
+        return None;
+    }
+    let mut parts = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        // The first line that starts at or after the share's end (and after the
+        // last cut).
+        let share = usize::try_from((data.len() as u128).checked_mul(k as u128)?.checked_div(n as u128)?).ok()?;
+        let from = share.saturating_sub(1).max(start);
+        let cut = memchr::memchr(b'\n', data.get(from..)?)?.checked_add(from)?.checked_add(1)?;
+        if !data.get(cut).is_some_and(|b| b"012".contains(b)) {
+            return None;
+        }
+        parts.push(data.get(start..cut)?);
+        start = cut;
+    }
+    parts.push(data.get(start..)?);
+    Some(parts)
+}
+
 /// `merge` as the inputs are read: `add` decodes an fdata file straight into the
 /// sums, without a list of its records. Several mergers can take consecutive runs
 /// of the inputs (on several threads) and `absorb` the later ones in order: the
 /// result (`finish`, or its text by `write`), and the first error, are `merge`'s.
+/// Or each merger can take the same part of every input (`merge_parts`, `add_part`), and
+/// `absorb` the mergers of the later parts: the same result when none fails.
 pub struct Merger<'a> {
     /// `boltedcollection` and `no_lbr` of the first input, once known.
     first: Option<(bool, bool)>,
@@ -82,6 +112,16 @@ pub struct Merger<'a> {
     /// of them at the end (a `Branch` is three times the size: a merge touches
     /// fewer pages without them).
     known: Vec<KnownBranch<'a>>,
+    /// Where each merged branch was first seen (`Seen`), by index in `known`.
+    seen: Vec<Seen>,
+    /// The merged branches in the order first seen, when that is not `known`'s
+    /// (after `absorb` of a merger of other parts of the same inputs).
+    order: Option<Vec<usize>>,
+    /// How many of `known` are in `by_key` and `by_text`: `absorb` leaves the
+    /// branches it adds out of them until another input or merger comes.
+    indexed: usize,
+    /// The part of its input that is being read (`add_part`).
+    part: u64,
     /// The first branch in the inputs' order (`NONE` if none).
     first_branch: usize,
     /// The last branch matched in the input being read.
@@ -155,6 +195,10 @@ impl<'a> Merger<'a> {
             last: [None; 2],
             by_key: HashTable::new(),
             known: Vec::new(),
+            seen: Vec::new(),
+            order: None,
+            indexed: 0,
+            part: 0,
             first_branch: NONE,
             by_text: HashTable::new(),
             text_hash: DefaultHashBuilder::default(),
@@ -177,6 +221,15 @@ impl<'a> Merger<'a> {
     /// (mixed modes, a negative count) is kept for `finish`; the inputs after it are
     /// still decoded, since `merge` decodes every input first.
     pub fn add(&mut self, input: usize, data: &'a [u8]) -> DecodeResult<()> {
+        self.add_part(input, 0, data)
+    }
+
+    /// `add` of part `part` of input `input` (one of `merge_parts(input, n)`), whose
+    /// other parts other mergers read. Its errors are the part's alone: a line
+    /// number counts from the part's start.
+    pub fn add_part(&mut self, input: usize, part: usize, data: &'a [u8]) -> DecodeResult<()> {
+        self.index_all();
+        self.part = part.min(255) as u64;
         self.previous = None;
         if self.known.is_empty() {
             // Every record of a first input is new: its tables are made once, not
@@ -194,7 +247,8 @@ impl<'a> Merger<'a> {
         Ok(())
     }
 
-    /// Adds what `later` summed (the inputs after this merger's) in their order.
+    /// Adds what `later` summed: the inputs after this merger's, or the later
+    /// parts of the same inputs (`add_part`).
     pub fn absorb(&mut self, later: Merger<'a>) {
         if self.error.is_some() {
             return;
@@ -203,34 +257,126 @@ impl<'a> Merger<'a> {
             self.error = Some(e);
             return;
         }
+        self.index_all();
+        let before = self.known.len();
+        self.known.reserve(later.known.len());
+        self.seen.reserve(later.known.len());
+        // `later`'s names as numbered here.
+        let names: Vec<u64> = later.spellings.iter().map(|name| self.name_number(name)).collect();
+        let here = |id: u64| names.get(usize::try_from(id >> 2).ok()?).map(|n| n << 2 | id & 3);
+        // The merged branches first seen by `later`, in `later`'s order.
+        let mut theirs = Vec::new();
+        let mut earlier_there = false;
         self.previous = None;
-        for known in later.known {
-            // A branch known by its text here is found by it, as a line would be.
-            let text = known.text;
-            let found = if text.is_empty() {
-                None
-            } else {
-                self.ahead(text).or_else(|| self.find_text(text, self.text_hash.hash_one(text)))
-            };
-            match found.and_then(|at| Some(at).zip(self.known.get_mut(at))) {
-                Some((at, here)) => {
-                    here.add(known.sums);
-                    self.previous = Some(at);
+        let later_order = later.order.unwrap_or_else(|| (0..later.known.len()).collect());
+        for i in later_order {
+            let (Some(known), Some(&seen)) = (later.known.get(i), later.seen.get(i)) else { continue };
+            let [f0, f1, t0, t1] = known.key;
+            let (Some(f0), Some(t0)) = (here(f0), here(t0)) else { continue };
+            let key = [f0, f1, t0, t1];
+            let at = match self.find_key(key) {
+                Some(at) => {
+                    if let Some(here) = self.known.get_mut(at) {
+                        here.add(known.sums);
+                    }
+                    self.learn_text(at, known.text);
+                    if self.seen.get(at).is_some_and(|s| seen < *s) {
+                        if let Some(s) = self.seen.get_mut(at) {
+                            *s = seen;
+                        }
+                        theirs.push(at);
+                        earlier_there = true;
+                    }
+                    at
                 }
                 None => {
-                    let Some(b) = merged_branch(&later.spellings, &known) else { continue };
-                    if let Some(at) = self.branch(0, b) {
-                        self.learn_text(at, text);
-                    }
+                    // Left out of the tables: no branch of `later` is another's.
+                    let at = self.known.len();
+                    self.known.push(KnownBranch { key, text: known.text, follower: NONE, sums: known.sums });
+                    self.seen.push(seen);
+                    self.insert(at);
+                    theirs.push(at);
+                    at
                 }
-            }
+            };
+            self.previous = Some(at);
         }
+        self.reorder(before, theirs, earlier_there);
         for s in later.merged.samples {
             self.sample(0, s);
         }
         for m in later.merged.memory {
             self.memory(0, m);
         }
+    }
+
+    /// The order first seen after an `absorb` that took `theirs` (in the absorbed
+    /// merger's order) for its own: the branches added (`before` on), and those
+    /// first seen earlier there than here (if `earlier_there`). Both this merger's
+    /// order and `theirs` go by where each was first seen: the new order is the
+    /// two merged.
+    fn reorder(&mut self, before: usize, theirs: Vec<usize>, earlier_there: bool) {
+        let seen = |at: usize| self.seen.get(at).copied().unwrap_or(Seen::LAST);
+        let last_here = match &self.order {
+            Some(order) => order.last().copied(),
+            None => before.checked_sub(1),
+        };
+        if self.order.is_none()
+            && !earlier_there
+            && theirs.first().is_none_or(|&t| last_here.is_none_or(|l| seen(l) < seen(t)))
+        {
+            // Added after all of this merger's: `known`'s order still.
+            return;
+        }
+        let mut taken = alloc::vec![false; self.known.len()];
+        for &t in &theirs {
+            if let Some(taken) = taken.get_mut(t) {
+                *taken = true;
+            }
+        }
+        let ours = match self.order.take() {
+            Some(order) => order,
+            None => (0..before).collect(),
+        };
+        let mut ours = ours.into_iter().filter(|&at| !taken.get(at).copied().unwrap_or(false)).peekable();
+        let mut theirs = theirs.into_iter().peekable();
+        let mut order = Vec::with_capacity(self.known.len());
+        loop {
+            let next = match (ours.peek(), theirs.peek()) {
+                (Some(&a), Some(&b)) if seen(b) < seen(a) => theirs.next(),
+                (Some(_), _) => ours.next(),
+                (None, _) => theirs.next(),
+            };
+            let Some(at) = next else { break };
+            order.push(at);
+        }
+        self.order = Some(order);
+    }
+
+    /// Puts the branches `absorb` added into `by_key` and `by_text`.
+    fn index_all(&mut self) {
+        while let Some(known) = self.known.get(self.indexed) {
+            let (at, text) = (self.indexed, known.text);
+            let hash = KeyHash.hash_one(known.key);
+            let known = &self.known;
+            self.by_key.insert_unique(hash, at, |&i| key_hash(known, i));
+            if !text.is_empty() {
+                let hash = self.text_hash.hash_one(text);
+                let (known, hasher) = (&self.known, &self.text_hash);
+                self.by_text.insert_unique(hash, at, |&i| text_hash(hasher, known, i));
+            }
+            self.indexed = at.saturating_add(1);
+        }
+    }
+
+    /// The merged branch of `key`: the guess, else looked up.
+    fn find_key(&self, key: [u64; 4]) -> Option<usize> {
+        let guess = self.guess();
+        if self.known.get(guess).is_some_and(|k| k.key == key) {
+            return Some(guess);
+        }
+        let known = &self.known;
+        self.by_key.find(KeyHash.hash_one(key), |&at| known.get(at).is_some_and(|k| k.key == key)).copied()
     }
 
     pub fn finish(mut self) -> Result<Fdata<'a>, MergeError> {
@@ -246,20 +392,34 @@ impl<'a> Merger<'a> {
     /// `finish`, written as fdata text (`write` of the profile `finish` gives),
     /// without making the profile's list of branches.
     pub fn write(self, out: &mut Vec<u8>) -> Result<(), MergeError> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        write_header(out, self.merged.bolted_collection, self.merged.no_lbr.as_deref());
-        for b in self.branches() {
-            write_branch(out, &b);
-        }
-        write_samples_and_memory(out, &self.merged);
+        let text = self.text()?;
+        text.head(out);
+        text.branches(0..text.branch_count(), out);
+        text.tail(out);
         Ok(())
+    }
+
+    /// `write` in pieces, which separate threads can write: its text is `head`,
+    /// then `branches` of consecutive ranges of `0..branch_count()`, then `tail`.
+    pub fn text(&self) -> Result<MergedText<'_, 'a>, MergeError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(MergedText { merger: self }),
+        }
     }
 
     /// The merged branches, in the order first seen.
     fn branches(&self) -> impl Iterator<Item = Branch<'a>> + '_ {
-        self.known.iter().filter_map(|k| merged_branch(&self.spellings, k))
+        (0..self.known.len()).filter_map(|i| self.nth_branch(i))
+    }
+
+    /// The `i`th merged branch in the order first seen.
+    fn nth_branch(&self, i: usize) -> Option<Branch<'a>> {
+        let at = match &self.order {
+            Some(order) => *order.get(i)?,
+            None => i,
+        };
+        merged_branch(&self.spellings, self.known.get(at)?)
     }
 
     /// Makes the merged branches of what is known of them.
@@ -299,19 +459,25 @@ impl<'a> Merger<'a> {
             self.last.swap(0, 1);
             id
         } else {
-            let id = match self.names.get(name) {
-                Some(&id) => id,
-                None => {
-                    let id = self.spellings.len() as u64;
-                    self.spellings.push(at.name.clone());
-                    self.names.insert(at.name.clone(), id);
-                    id
-                }
-            };
+            let id = self.name_number(&at.name);
             self.last = [Some(id), self.last[0]];
             id
         };
         [id << 2 | at.kind as u64, at.offset]
+    }
+
+    /// The number of a name in the keys, a new one if not seen before.
+    #[allow(clippy::ptr_arg)] // kept as it is: a name borrowed from an input stays borrowed
+    fn name_number(&mut self, name: &Cow<'a, [u8]>) -> u64 {
+        match self.names.get(&**name) {
+            Some(&id) => id,
+            None => {
+                let id = self.spellings.len() as u64;
+                self.spellings.push(name.clone());
+                self.names.insert(name.clone(), id);
+                id
+            }
+        }
     }
 
     /// `at` with the spelling of its name that was seen first.
@@ -411,6 +577,10 @@ impl<'a> Merger<'a> {
         if let Some(known) = self.known.get_mut(at) {
             if known.text.is_empty() && !text.is_empty() {
                 known.text = text;
+                if at >= self.indexed {
+                    // `index_all` puts it in the table.
+                    return;
+                }
                 let hash = match self.missed.take() {
                     Some((missed, hash)) if core::ptr::eq(missed, text) => hash,
                     _ => self.text_hash.hash_one(text),
@@ -444,8 +614,10 @@ impl<'a> Merger<'a> {
                 None => {
                     let at = self.known.len();
                     self.known.push(KnownBranch { key, text: &[], follower: NONE, sums: [0, 0] });
+                    self.seen.push(Seen::new(input, self.part, b.line));
                     let known = &self.known;
                     self.by_key.insert_unique(hash, at, |&i| key_hash(known, i));
+                    self.indexed = self.known.len();
                     self.insert(at);
                     at
                 }
@@ -506,19 +678,24 @@ impl<'a> Merger<'a> {
 }
 
 /// `line.starts_with(text)`, inline: most lines are compared once, with the text
-/// of the branch after the last. A text of 16 to 64 bytes is compared as its first
-/// and last 16 or 32 bytes (overlapping), fixed-size compares the compiler makes a
-/// few vector instructions each; the call to `memcmp` had been a fifth of the
-/// merge's time, and a loop of 16-byte words a third of its instructions.
+/// of the branch after the last. A text of 16 to 128 bytes is compared as its
+/// first and last 16, 32 or 64 bytes (overlapping), fixed-size compares the
+/// compiler makes a few vector instructions each; the call to `memcmp` had been a
+/// fifth of the merge's time, and a loop of 16-byte words a third of its
+/// instructions. (One text in twelve of a SQLite run is over 64 bytes.)
 #[inline(always)]
 fn starts_with(line: &[u8], text: &[u8]) -> bool {
     let Some(line) = line.get(..text.len()) else { return false };
     if let (Some(a), Some(b), Some(y), Some(z)) =
-        (line.first_chunk::<32>(), text.first_chunk::<32>(), line.last_chunk::<32>(), text.last_chunk::<32>())
+        (line.first_chunk::<64>(), text.first_chunk::<64>(), line.last_chunk::<64>(), text.last_chunk::<64>())
     {
-        if text.len() <= 64 {
+        if text.len() <= 128 {
             return a == b && y == z;
         }
+    } else if let (Some(a), Some(b), Some(y), Some(z)) =
+        (line.first_chunk::<32>(), text.first_chunk::<32>(), line.last_chunk::<32>(), text.last_chunk::<32>())
+    {
+        return a == b && y == z;
     } else if let (Some(a), Some(b), Some(y), Some(z)) =
         (line.first_chunk::<16>(), text.first_chunk::<16>(), line.last_chunk::<16>(), text.last_chunk::<16>())
     {
@@ -551,8 +728,53 @@ fn follow(known: &mut [KnownBranch<'_>], rest: &[u8], mut len: usize, mut at: us
     (len, lines, last)
 }
 
+/// A merge without error, to be written (`Merger::text`).
+pub struct MergedText<'m, 'a> {
+    merger: &'m Merger<'a>,
+}
+
+impl MergedText<'_, '_> {
+    /// How many branch lines it has.
+    pub fn branch_count(&self) -> usize {
+        self.merger.known.len()
+    }
+
+    /// Its header lines.
+    pub fn head(&self, out: &mut Vec<u8>) {
+        write_header(out, self.merger.merged.bolted_collection, self.merger.merged.no_lbr.as_deref());
+    }
+
+    /// Its branch lines `lines` (of `0..branch_count()`).
+    pub fn branches(&self, lines: core::ops::Range<usize>, out: &mut Vec<u8>) {
+        for b in lines.filter_map(|i| self.merger.nth_branch(i)) {
+            write_branch(out, &b);
+        }
+    }
+
+    /// Its sample and memory lines.
+    pub fn tail(&self, out: &mut Vec<u8>) {
+        write_samples_and_memory(out, &self.merger.merged);
+    }
+}
+
 /// No merged branch.
 const NONE: usize = usize::MAX;
+
+/// Where a merged branch was first seen: its input, the part of it (`add_part`),
+/// and its line in that part, in that order of significance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Seen(u64, u64);
+
+impl Seen {
+    /// After every other.
+    const LAST: Seen = Seen(u64::MAX, u64::MAX);
+
+    /// A line counts from 1 and a file has fewer than 2^56 of them; a part is one
+    /// of at most 256 (`merge_parts`).
+    fn new(input: usize, part: u64, line: u64) -> Seen {
+        Seen(input as u64, part << 56 | line & ((1 << 56) - 1))
+    }
+}
 
 /// A first input's tables are sized for a branch per this many bytes (the lines
 /// of the SQLite profiles in `bench/bolt-gen.sh` average 55): an input of shorter
@@ -703,8 +925,29 @@ mod tests {
     }
 
     #[test]
+    fn a_merger_that_absorbed_another_reads_on() {
+        // Ten records, more than a line is compared with before it is looked up.
+        let a: Vec<u8> = (0..10).flat_map(|i| alloc::format!("1 f {i:x} 1 f {:x} 0 1\n", i + 1).into_bytes()).collect();
+        // a's last, then a new one: put last in the inputs' order.
+        let b: &[u8] = b"1 f 9 1 f a 0 2\n1 h 0 1 h 4 0 9\n";
+        // The new one again, spelled otherwise too, and a's first.
+        let c: &[u8] = b"1 h 0 1 h 4 0 1\n1 h 00 1 h 4 0 1\n1 f 0 1 f 1 0 5\n";
+        let decoded: Vec<_> = [&a[..], b, c].iter().map(|d| decode(d).unwrap()).collect();
+        let expected = text(&merge(&decoded).unwrap());
+        assert!(expected.starts_with(b"1 f 0 1 f 1 0 6\n"));
+        assert!(expected.ends_with(b"1 f 9 1 f a 0 3\n1 h 0 1 h 4 0 11\n"));
+        let mut first = Merger::new();
+        first.add(0, &a).unwrap();
+        let mut later = Merger::after_first(false, false);
+        later.add(1, b).unwrap();
+        first.absorb(later);
+        first.add(2, c).unwrap();
+        assert_eq!(text(&first.finish().unwrap()), expected);
+    }
+
+    #[test]
     fn starts_with_is_the_slices_starts_with() {
-        let line: Vec<u8> = (0..140u8).map(|i| b'a' + i % 26).collect();
+        let line: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
         for n in 0..=line.len() {
             for len in [n, n + 1, line.len()] {
                 let line = &line[..len.min(line.len())];

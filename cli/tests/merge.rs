@@ -1,0 +1,129 @@
+//! `pgolens merge` of fdata on any number of threads: merge-fdata's lines
+//! (`*.merged.fdata`), in the order the core's `merge` gives them, and the same
+//! bytes and the same errors whether the threads read whole inputs or each the
+//! same part of every input.
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use pgolens::formats::bolt::fdata;
+
+fn corpus(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus").join(path)
+}
+
+/// A scratch file under the target dir.
+fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-merge");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn merge(inputs: &[PathBuf], threads: usize) -> Output {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-merge").join(format!("out-{threads}.fdata"));
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let mut output = Command::new(env!("CARGO_BIN_EXE_pgolens"))
+        .arg("merge")
+        .args(inputs)
+        .args(["--threads", &threads.to_string(), "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    if output.status.success() {
+        output.stdout = std::fs::read(&out).unwrap();
+    }
+    output
+}
+
+/// The core's merge of the decoded inputs, as text.
+fn merged(inputs: &[Vec<u8>]) -> Vec<u8> {
+    let decoded: Vec<_> = inputs.iter().map(|d| fdata::decode(d).unwrap()).collect();
+    let mut out = Vec::new();
+    fdata::write(&fdata::merge(&decoded).unwrap(), &mut out);
+    out
+}
+
+fn line_set(text: &[u8]) -> BTreeSet<&[u8]> {
+    text.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect()
+}
+
+#[test]
+fn a_merge_on_any_number_of_threads_is_merge_fdatas() {
+    for program in ["cprog", "cxxprog"] {
+        let dir = format!("bolt-perf/{program}/{program}");
+        let inputs = [corpus(&format!("{dir}.instr.fdata")), corpus(&format!("{dir}.instr2.fdata"))];
+        let texts: Vec<Vec<u8>> = inputs.iter().map(|p| std::fs::read(p).unwrap()).collect();
+        // Both inputs can be read in parts: the merge on two and three threads
+        // takes that way.
+        assert!(texts.iter().all(|t| fdata::merge_parts(t, 3).is_some()));
+        let reference = std::fs::read(corpus(&format!("{dir}.merged.fdata"))).unwrap();
+        let expected = merged(&texts);
+        assert_eq!(line_set(&expected), line_set(&reference), "{program}");
+        for threads in [1, 2, 3, 8] {
+            let output = merge(&inputs, threads);
+            assert!(output.status.success(), "{program} on {threads}: {}", String::from_utf8_lossy(&output.stderr));
+            assert_eq!(output.stdout, expected, "{program} on {threads} threads");
+        }
+    }
+}
+
+/// Inputs whose records come in other orders, so that a record first seen late
+/// in one part is seen early in another: the merge's order is still the order
+/// the records were first seen in, input after input.
+#[test]
+fn records_come_out_in_the_order_first_seen_on_any_number_of_threads() {
+    let base = std::fs::read(corpus("bolt-perf/cxxprog/cxxprog.instr.fdata")).unwrap();
+    let lines: Vec<&[u8]> = base.split_inclusive(|&b| b == b'\n').collect();
+    let reversed: Vec<u8> = lines.iter().rev().flat_map(|l| l.to_vec()).collect();
+    let halves_swapped: Vec<u8> = [&lines[lines.len() / 2..], &lines[..lines.len() / 2]].concat().concat();
+    let every_other: Vec<u8> = lines.iter().step_by(2).flat_map(|l| l.to_vec()).collect();
+    let texts = [every_other, reversed, base.clone(), halves_swapped];
+    let inputs: Vec<PathBuf> = texts.iter().enumerate().map(|(i, t)| scratch(&format!("order-{i}.fdata"), t)).collect();
+    let expected = merged(&texts);
+    for threads in [1, 2, 3, 5] {
+        let output = merge(&inputs, threads);
+        assert!(output.status.success(), "{threads}: {}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(output.stdout, expected, "on {threads} threads");
+    }
+}
+
+/// A failure in the second half of an input, where a thread reading that part
+/// alone would count its line from the part's start: the error names the input
+/// and its line in the whole file, on any number of threads.
+#[test]
+fn an_error_late_in_an_input_names_its_line_in_the_input() {
+    let base = std::fs::read(corpus("bolt-perf/cprog/cprog.instr.fdata")).unwrap();
+    let line_count = base.iter().filter(|&&b| b == b'\n').count();
+    let negative = [&base[..], b"1 main 4e 1 main 50 0 -2\n"].concat();
+    let extra_field = [&base[..], b"1 main 4e 1 main 50 0 2 9\n"].concat();
+    let cases = [
+        (negative, format!("input 2, line {}: malformed / corrupted count (negative)", line_count + 1)),
+        (extra_field, format!("expected end of line (at line {}, column 25)", line_count + 1)),
+    ];
+    for (i, (bad, said)) in cases.iter().enumerate() {
+        let bad_path = scratch(&format!("bad-{i}.fdata"), bad);
+        let inputs = [
+            corpus("bolt-perf/cprog/cprog.instr2.fdata"),
+            bad_path.clone(),
+            corpus("bolt-perf/cprog/cprog.instr.fdata"),
+        ];
+        let mut errors = Vec::new();
+        for threads in [1, 2, 3] {
+            let output = merge(&inputs, threads);
+            assert!(!output.status.success(), "{i} on {threads}");
+            let stderr = String::from_utf8(output.stderr).unwrap();
+            assert!(
+                stderr.contains(bad_path.to_str().unwrap()) && stderr.contains(said.as_str()),
+                "{i} on {threads}: {stderr}"
+            );
+            errors.push(stderr);
+        }
+        assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
+    }
+}
