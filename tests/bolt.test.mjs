@@ -256,6 +256,27 @@ test('a perf.data with branch stacks dropped with its binary becomes perf2bolt\'
   await page.close();
 });
 
+test('a YAML of basic samples, written without counts, says so beside its all-zero table', async () => {
+  const { page, errors } = await site.open();
+  await dropCorpus(page, ['bolt-perf/cprog/cprog.nolbr.yaml']);
+  const status = page.locator('[role=status]');
+  await status.filter({ hasText: 'bolt-yaml' }).filter({ hasText: 'a profile of basic samples with no counts' }).waitFor({ timeout: 20000 });
+  await rows(page).first().waitFor();
+  // Its eleven functions (perf2bolt -w wrote them with `exec: 0` and no blocks).
+  const yaml = await readFile(path.join(corpus, 'bolt-perf/cprog/cprog.nolbr.yaml'), 'utf8');
+  const names = [...yaml.matchAll(/^  - name: +'?([^'\n]+)'?$/gm)].map((m) => m[1]);
+  const shown = await shownRows(page);
+  assert.equal(names.length, 11);
+  assert.deepEqual(shown.map((r) => r.name).sort(), names.sort());
+  assert.ok(shown.every((r) => r.exec === 0), JSON.stringify(shown));
+  // A YAML with counts has no such remark.
+  await dropCorpus(page, ['bolt-perf/cprog/cprog.brstack.yaml']);
+  await status.filter({ hasText: 'cprog.brstack.yaml' }).waitFor({ timeout: 20000 });
+  assert.equal(await status.filter({ hasText: 'no counts' }).count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a pre-aggregated profile alone asks for its binary; with it, perf2bolt --pa\'s profile', async () => {
   const { page, errors } = await site.open();
   await dropCorpus(page, ['bolt-perf/cprog/cprog.preagg-traces.txt']);

@@ -341,6 +341,9 @@ pub struct FileSummary {
     /// Branches that the profiled binary turns into a BOLT profile, as perf2bolt
     /// does (a perf.data with branch stacks, a pre-aggregated profile).
     pub branch_profile: bool,
+    /// What the status line says of the file's content, when it is not what its
+    /// views would suggest (a BOLT profile without counts).
+    pub remark: Option<String>,
 }
 
 /// A dump node without its children.

@@ -31,6 +31,7 @@ fn summary(format: &str, views: &[View], open_on: View) -> FileSummary {
         views_error: None,
         stacks: None,
         branch_profile: false,
+        remark: None,
     }
 }
 

@@ -41,6 +41,9 @@ pub fn Status(props: &Props) -> Html {
                             // perf2bolt's aggregation needs the binary the branches ran in.
                             <span class="correlated missing">{"drop its binary to see its branches as BOLT's profile (functions, CFG)"}</span>
                         }
+                        if let Some(remark) = &s.remark {
+                            <span class="remark">{remark}</span>
+                        }
                         if s.is_perf() && s.stacks.is_some() {
                             {symbols_toggle(doc, &props.dispatch)}
                         }

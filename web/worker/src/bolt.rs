@@ -97,6 +97,23 @@ impl BoltView {
         }
     }
 
+    /// What the page says of the profile beside its status: a YAML profile of
+    /// basic samples (`profile-flags: [ sample ]`) with no count at all, as
+    /// perf2bolt 22 writes one (`-w`) beside an fdata that has the samples: every
+    /// row of its table is 0, and that is the file, not the page.
+    pub fn remark(&self) -> Option<String> {
+        let p = self.yaml.as_ref()?;
+        let counted = p.functions.iter().any(|f| f.exec > 0 || f.extern_entries > 0)
+            || p.blocks.iter().any(|b| b.exec > 0 || b.events > 0)
+            || p.successors.iter().any(|s| s.count > 0)
+            || p.calls.iter().any(|c| c.count > 0);
+        (p.header.flags.has(yaml::ProfileFlags::BASIC) && !p.functions.is_empty() && !counted).then(|| {
+            String::from(
+                "a profile of basic samples with no counts (as perf2bolt writes its YAML without LBR; its fdata has the samples)",
+            )
+        })
+    }
+
     /// The fdata profile, when the profile is one (decoded, or aggregated from branches).
     pub fn fdata_profile(&self) -> Option<&fdata::Fdata<'static>> {
         self.fdata.as_ref()

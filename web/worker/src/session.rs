@@ -446,6 +446,7 @@ impl Session {
             views_error,
             stacks: stacks.as_ref().map(StacksView::info).or_else(|| sample.as_ref().map(SampleView::info)),
             branch_profile,
+            remark: bolt.as_ref().and_then(BoltView::remark),
         };
         let opened = Opened { summary, root: node_info(&root), children: children(&root) };
         self.decoded = Some(Decoded {
@@ -490,6 +491,7 @@ impl Session {
             views_error: None,
             stacks: Some(stacks.info()),
             branch_profile: false,
+            remark: None,
         };
         let opened = Opened { summary, root: node_info(&root), children: Vec::new() };
         // The detection is never used: the root has no deferred children to expand.

@@ -51,6 +51,49 @@ fn bolt_yaml_opens_on_its_function_table() {
     assert_eq!(row("hot_loop")[1], Cell::Count(2000));
 }
 
+/// perf2bolt 22 writes a YAML of basic samples (`-w` without LBR) with no count
+/// at all: the page says so, of those files alone.
+#[test]
+fn a_yaml_of_basic_samples_without_counts_is_said_to_be_one() {
+    let mut remarked = Vec::new();
+    for program in ["cprog", "cxxprog"] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/bolt-perf").join(program);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".yaml"))
+            .collect();
+        names.sort();
+        assert!(names.len() >= 6, "{names:?}");
+        for name in names {
+            let bytes = corpus(&format!("bolt-perf/{program}/{name}"));
+            let opened = session(&name, &bytes).finish().unwrap();
+            let text = String::from_utf8(bytes).unwrap();
+            // What the remark says: the flag, and no count in the file.
+            let sampled = text.contains("profile-flags:   [ sample ]");
+            let counted = text.lines().any(|l| {
+                let l = l.trim_start_matches([' ', '-']);
+                (l.starts_with("exec:") || l.starts_with("count:") || l.contains(" cnt: ")) && !l.ends_with(" 0")
+            }) || text.contains(", cnt: ");
+            assert_eq!(opened.summary.remark.is_some(), sampled && !counted, "{name}");
+            if let Some(remark) = opened.summary.remark {
+                assert!(remark.starts_with("a profile of basic samples with no counts"), "{remark}");
+                remarked.push(name);
+            }
+        }
+    }
+    // The no-LBR runs' YAMLs (perf.data and pre-aggregated samples), and only those.
+    assert_eq!(
+        remarked,
+        ["cprog.nolbr.yaml", "cprog.preagg-samples.yaml", "cxxprog.nolbr.yaml", "cxxprog.preagg-samples.yaml"]
+    );
+    // One count is enough not to be one.
+    let text = String::from_utf8(corpus("bolt-perf/cprog/cprog.nolbr.yaml")).unwrap();
+    let counted = text.replacen("exec:            0", "exec:            5", 1);
+    assert_ne!(counted, text);
+    assert_eq!(session("counted.yaml", counted.as_bytes()).finish().unwrap().summary.remark, None);
+}
+
 #[test]
 fn bolt_yaml_graphs_are_laid_out() {
     let mut s = session("cprog.instr.yaml", &corpus("bolt-perf/cprog/cprog.instr.yaml"));

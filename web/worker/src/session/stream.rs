@@ -419,6 +419,7 @@ impl Session {
             views_error: None,
             stacks: stacks.as_ref().map(StacksView::info),
             branch_profile,
+            remark: bolt.as_ref().and_then(BoltView::remark),
         };
         self.decoded = Some(Decoded {
             data: Rc::new(Vec::new()),
