@@ -204,13 +204,23 @@ fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
 /// then absorbed in order. Errors are those of decoding every input, then merging
 /// them, in order: the first input that fails to decode, else the first merge
 /// error.
-fn merge_fdata(files: &[memmap2::Mmap], inputs: &[&str], threads: usize, out: &mut Vec<u8>) -> Result<(), String> {
+fn merge_fdata<'f>(
+    files: &'f [memmap2::Mmap],
+    inputs: &[&str],
+    threads: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     let first =
         files.first().and_then(|f| fdata::read_header(f).ok()).map(|h| (h.bolted_collection, h.no_lbr.is_some()));
     let parts: Option<Vec<Vec<&[u8]>>> = files.iter().map(|f| fdata::merge_parts(f, threads)).collect();
     if let (Some(parts), 2..) = (parts, threads) {
         let units = (0..threads)
-            .map(|t| parts.iter().enumerate().filter_map(|(i, p)| Some((i, t, *p.get(t)?))).collect())
+            .map(|part| {
+                let unit = |(input, cut): (usize, &Vec<&'f [u8]>)| {
+                    Some(Unit { input, part, parts: threads, data: cut.get(part)? })
+                };
+                parts.iter().enumerate().filter_map(unit).collect()
+            })
             .collect();
         // A failure is reported as the whole inputs read in runs report it (its
         // line counted from the input's start).
@@ -223,7 +233,8 @@ fn merge_fdata(files: &[memmap2::Mmap], inputs: &[&str], threads: usize, out: &m
     }
     let sizes: Vec<usize> = files.iter().map(|f| f.len()).collect();
     let runs = split(&sizes, threads.min(files.len()).max(1));
-    let units = runs.into_iter().map(|run| run.filter_map(|i| Some((i, 0, &files.get(i)?[..]))).collect()).collect();
+    let whole = |input: usize| Some(Unit { input, part: 0, parts: 1, data: files.get(input)? });
+    let units = runs.into_iter().map(|run| run.filter_map(whole).collect()).collect();
     let merged = merge_units(units, first, inputs)?;
     write_merge(&merged, threads, out).map_err(|e| match e {
         Some(e @ (fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. })) => {
@@ -262,11 +273,19 @@ fn write_merge(merged: &fdata::Merger<'_>, threads: usize, out: &mut Vec<u8>) ->
     Ok(())
 }
 
-/// Each list of (input, part, bytes) read by a merger on its own thread, the
-/// mergers then absorbed in order: the merge, or the first input that failed to
-/// decode (on the first thread that failed), named from `inputs`.
+/// What a merger reads: an input, or one of its parts (`fdata::merge_parts`).
+struct Unit<'a> {
+    input: usize,
+    part: usize,
+    parts: usize,
+    data: &'a [u8],
+}
+
+/// Each list of units read by a merger on its own thread, the mergers then
+/// absorbed in order: the merge, or the first input that failed to decode (on the
+/// first thread that failed), named from `inputs`.
 fn merge_units<'a>(
-    units: Vec<Vec<(usize, usize, &'a [u8])>>,
+    units: Vec<Vec<Unit<'a>>>,
     first: Option<(bool, bool)>,
     inputs: &[&str],
 ) -> Result<fdata::Merger<'a>, String> {
@@ -277,13 +296,13 @@ fn merge_units<'a>(
                 scope.spawn(move || {
                     // The inputs' header is only at the start of the first.
                     let mut merger = match (units.first(), first) {
-                        (Some((1.., _, _) | (0, 1.., _)), Some((bolted, no_lbr))) => {
+                        (Some(u), Some((bolted, no_lbr))) if u.input > 0 || u.part > 0 => {
                             fdata::Merger::after_first(bolted, no_lbr)
                         }
                         _ => fdata::Merger::new(),
                     };
-                    for (i, part, data) in units {
-                        merger.add_part(i, part, data).map_err(|e| (i, e))?;
+                    for u in units {
+                        merger.add_part(u.input, u.part, u.parts, u.data).map_err(|e| (u.input, e))?;
                     }
                     Ok(merger)
                 })

@@ -93,6 +93,27 @@ fn records_come_out_in_the_order_first_seen_on_any_number_of_threads() {
     }
 }
 
+/// An input whose records end a quarter of the way in, at a line BOLT stops at:
+/// the rest is not read (a warning), on any number of threads, though a thread
+/// reading a later part alone would have read it.
+#[test]
+fn an_input_whose_records_end_early_is_read_as_bolt_reads_it() {
+    let base = std::fs::read(corpus("bolt-perf/cxxprog/cxxprog.instr.fdata")).unwrap();
+    let lines: Vec<&[u8]> = base.split_inclusive(|&b| b == b'\n').collect();
+    let quarter = lines[..lines.len() / 4].concat();
+    let early = [&quarter[..], b"# not a record\n", &base[quarter.len()..]].concat();
+    let second = std::fs::read(corpus("bolt-perf/cxxprog/cxxprog.instr2.fdata")).unwrap();
+    let texts = [second, early];
+    let inputs: Vec<PathBuf> = texts.iter().enumerate().map(|(i, t)| scratch(&format!("early-{i}.fdata"), t)).collect();
+    let expected = merged(&texts);
+    assert!(expected.len() < merged(&[texts[0].clone(), base]).len());
+    for threads in [1, 2, 3] {
+        let output = merge(&inputs, threads);
+        assert!(output.status.success(), "{threads}: {}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(output.stdout, expected, "on {threads} threads");
+    }
+}
+
 /// A failure in the second half of an input, where a thread reading that part
 /// alone would count its line from the part's start: the error names the input
 /// and its line in the whole file, on any number of threads.

@@ -76,3 +76,11 @@ fn sample_before_a_second_event() {
 fn header_attr_in_a_file_recording() {
     replay("worker_session", "header-attr-in-a-file-recording");
 }
+
+/// An fdata input whose records end in its first half (a line starting with a
+/// byte that is no symbol kind, after which BOLT reads nothing): read in parts,
+/// the second part was read as records, and failed where the whole input does not.
+#[test]
+fn records_end_before_a_cut() {
+    replay("bolt_fdata", "records-end-before-a-cut");
+}

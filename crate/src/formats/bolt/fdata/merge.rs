@@ -18,7 +18,7 @@ use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use super::decode::{plain_counts, read_into, Header, Record, Sink};
 use super::write::{write_branch, write_header, write_samples_and_memory};
 use super::{Branch, Fdata, Location, MemoryAccess, Sample, SymbolKind};
-use crate::error::Result as DecodeResult;
+use crate::error::{Error, Result as DecodeResult};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MergeError {
@@ -66,7 +66,8 @@ pub fn merge<'a>(inputs: &[Fdata<'a>]) -> Result<Fdata<'a>, MergeError> {
 /// input (`Merger::add_part`). `None` when it cannot be cut so: a header
 /// (`no_lbr`, `boltedcollection`: a part would read its lines otherwise), or a
 /// cut that falls where no branch line follows (memory events come last, and stay
-/// in the last part, in their order), or too few lines.
+/// in the last part, in their order), or too few lines. Whether the parts before
+/// the last are branch lines to their end is found as they are read.
 pub fn merge_parts(data: &[u8], n: usize) -> Option<Vec<&[u8]>> {
     if !(1..=256).contains(&n) || !data.first().is_some_and(|b| b"012".contains(b)) {
         return None;
@@ -221,13 +222,16 @@ impl<'a> Merger<'a> {
     /// (mixed modes, a negative count) is kept for `finish`; the inputs after it are
     /// still decoded, since `merge` decodes every input first.
     pub fn add(&mut self, input: usize, data: &'a [u8]) -> DecodeResult<()> {
-        self.add_part(input, 0, data)
+        self.add_part(input, 0, 1, data)
     }
 
-    /// `add` of part `part` of input `input` (one of `merge_parts(input, n)`), whose
-    /// other parts other mergers read. Its errors are the part's alone: a line
-    /// number counts from the part's start.
-    pub fn add_part(&mut self, input: usize, part: usize, data: &'a [u8]) -> DecodeResult<()> {
+    /// `add` of part `part` of the `parts` of input `input` (`merge_parts(input,
+    /// parts)`), whose other parts other mergers read. Its errors are the part's
+    /// alone (a line number counts from the part's start), and a part before the
+    /// last must be branch lines to its end: where the whole input's records end
+    /// before a cut (at a line BOLT stops at, or at memory lines), the parts are not
+    /// the input, and reading one fails.
+    pub fn add_part(&mut self, input: usize, part: usize, parts: usize, data: &'a [u8]) -> DecodeResult<()> {
         self.index_all();
         self.part = part.min(255) as u64;
         self.previous = None;
@@ -240,11 +244,16 @@ impl<'a> Merger<'a> {
             self.by_key.reserve(records, |&at| key_hash(known, at));
             self.by_text.reserve(records, |&at| text_hash(hasher, known, at));
         }
-        let mut adding = Adding { merger: self, input, header: None };
-        read_into(data, &mut adding)?;
+        let mut adding = Adding { merger: self, input, header: None, other_records: None };
+        let stopped_at = read_into(data, &mut adding)?;
         // An input without records still has its header checked.
         adding.check_header();
-        Ok(())
+        match stopped_at.or(adding.other_records) {
+            Some(line) if part.saturating_add(1) < parts => {
+                Err(Error::at_line(line, 1, "a branch line (a part before the last holds branch lines only)"))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Adds what `later` summed: the inputs after this merger's, or the later
@@ -816,6 +825,8 @@ struct Adding<'m, 'a> {
     input: usize,
     /// The input's header, until its first record (or its end).
     header: Option<(bool, bool)>,
+    /// The line of the first record that is not a branch.
+    other_records: Option<u64>,
 }
 
 impl<'a> Sink<'a> for Adding<'_, 'a> {
@@ -841,8 +852,14 @@ impl<'a> Sink<'a> for Adding<'_, 'a> {
             Record::Branch(b) => {
                 self.merger.branch(self.input, b);
             }
-            Record::Sample(s) => self.merger.sample(self.input, s),
-            Record::Memory(m) => self.merger.memory(self.input, m),
+            Record::Sample(s) => {
+                self.other_records.get_or_insert(s.line);
+                self.merger.sample(self.input, s);
+            }
+            Record::Memory(m) => {
+                self.other_records.get_or_insert(m.line);
+                self.merger.memory(self.input, m);
+            }
         }
     }
 }
