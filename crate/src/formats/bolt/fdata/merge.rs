@@ -401,20 +401,15 @@ impl<'a> Merger<'a> {
     /// `finish`, written as fdata text (`write` of the profile `finish` gives),
     /// without making the profile's list of branches.
     pub fn write(self, out: &mut Vec<u8>) -> Result<(), MergeError> {
-        let text = self.text()?;
-        text.head(out);
-        text.branches(0..text.branch_count(), out);
-        text.tail(out);
-        Ok(())
-    }
-
-    /// `write` in pieces, which separate threads can write: its text is `head`,
-    /// then `branches` of consecutive ranges of `0..branch_count()`, then `tail`.
-    pub fn text(&self) -> Result<MergedText<'_, 'a>, MergeError> {
-        match self.error {
-            Some(e) => Err(e),
-            None => Ok(MergedText { merger: self }),
+        if let Some(e) = self.error {
+            return Err(e);
         }
+        write_header(out, self.merged.bolted_collection, self.merged.no_lbr.as_deref());
+        for b in self.branches() {
+            write_branch(out, &b);
+        }
+        write_samples_and_memory(out, &self.merged);
+        Ok(())
     }
 
     /// The merged branches, in the order first seen.
@@ -687,24 +682,19 @@ impl<'a> Merger<'a> {
 }
 
 /// `line.starts_with(text)`, inline: most lines are compared once, with the text
-/// of the branch after the last. A text of 16 to 128 bytes is compared as its
-/// first and last 16, 32 or 64 bytes (overlapping), fixed-size compares the
-/// compiler makes a few vector instructions each; the call to `memcmp` had been a
-/// fifth of the merge's time, and a loop of 16-byte words a third of its
-/// instructions. (One text in twelve of a SQLite run is over 64 bytes.)
+/// of the branch after the last. A text of 16 to 64 bytes is compared as its first
+/// and last 16 or 32 bytes (overlapping), fixed-size compares the compiler makes a
+/// few vector instructions each; the call to `memcmp` had been a fifth of the
+/// merge's time, and a loop of 16-byte words a third of its instructions.
 #[inline(always)]
 fn starts_with(line: &[u8], text: &[u8]) -> bool {
     let Some(line) = line.get(..text.len()) else { return false };
     if let (Some(a), Some(b), Some(y), Some(z)) =
-        (line.first_chunk::<64>(), text.first_chunk::<64>(), line.last_chunk::<64>(), text.last_chunk::<64>())
-    {
-        if text.len() <= 128 {
-            return a == b && y == z;
-        }
-    } else if let (Some(a), Some(b), Some(y), Some(z)) =
         (line.first_chunk::<32>(), text.first_chunk::<32>(), line.last_chunk::<32>(), text.last_chunk::<32>())
     {
-        return a == b && y == z;
+        if text.len() <= 64 {
+            return a == b && y == z;
+        }
     } else if let (Some(a), Some(b), Some(y), Some(z)) =
         (line.first_chunk::<16>(), text.first_chunk::<16>(), line.last_chunk::<16>(), text.last_chunk::<16>())
     {
@@ -735,35 +725,6 @@ fn follow(known: &mut [KnownBranch<'_>], rest: &[u8], mut len: usize, mut at: us
         at = k.follower;
     }
     (len, lines, last)
-}
-
-/// A merge without error, to be written (`Merger::text`).
-pub struct MergedText<'m, 'a> {
-    merger: &'m Merger<'a>,
-}
-
-impl MergedText<'_, '_> {
-    /// How many branch lines it has.
-    pub fn branch_count(&self) -> usize {
-        self.merger.known.len()
-    }
-
-    /// Its header lines.
-    pub fn head(&self, out: &mut Vec<u8>) {
-        write_header(out, self.merger.merged.bolted_collection, self.merger.merged.no_lbr.as_deref());
-    }
-
-    /// Its branch lines `lines` (of `0..branch_count()`).
-    pub fn branches(&self, lines: core::ops::Range<usize>, out: &mut Vec<u8>) {
-        for b in lines.filter_map(|i| self.merger.nth_branch(i)) {
-            write_branch(out, &b);
-        }
-    }
-
-    /// Its sample and memory lines.
-    pub fn tail(&self, out: &mut Vec<u8>) {
-        write_samples_and_memory(out, &self.merger.merged);
-    }
 }
 
 /// No merged branch.
@@ -964,7 +925,7 @@ mod tests {
 
     #[test]
     fn starts_with_is_the_slices_starts_with() {
-        let line: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
+        let line: Vec<u8> = (0..140u8).map(|i| b'a' + i % 26).collect();
         for n in 0..=line.len() {
             for len in [n, n + 1, line.len()] {
                 let line = &line[..len.min(line.len())];

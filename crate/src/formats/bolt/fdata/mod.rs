@@ -15,7 +15,7 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
 pub use self::decode::{decode, read, read_header, Header, Record};
-pub use self::merge::{merge, merge_parts, MergeError, MergedText, Merger};
+pub use self::merge::{merge, merge_parts, MergeError, Merger};
 pub use self::write::{write, write_location, write_name};
 use crate::format::{Detection, Format};
 use crate::read::{fields, head_lines, is_decimal, is_hex};
