@@ -255,7 +255,7 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
     let memory_events = perf.events.iter().all(|e| e.attr.sample_type & sample_type::ADDR != 0);
     let mut stats = Stats { pids: mapped.len(), ..Stats::default() };
 
-    let mut traces: BTreeMap<(u64, u64, u64), Counts> = BTreeMap::new();
+    let mut traces = Traces::default();
     let mut memory_samples: Vec<(u64, u64)> = Vec::new();
     let mut stack: Vec<(u64, u64, bool)> = Vec::new();
     // perf2bolt's Skylake workaround, with BAT only: from the first stack of 32
@@ -295,7 +295,7 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
         }
     }
 
-    let (mut profile, mut cfgs) = process_traces(binary, &traces, &BTreeSet::new(), stats);
+    let (mut profile, mut cfgs) = process_traces(binary, traces, &BTreeSet::new(), stats);
     if !memory_samples.is_empty() {
         profile.data = data_objects(binary, &mut cfgs);
     }
@@ -311,19 +311,27 @@ pub fn aggregate<'b>(perf: &PerfData<'_>, binary: &'b Binary<'b>, name: &[u8]) -
     Ok(profile)
 }
 
+/// The traces of a profile summed by (branch, from, to): summed in a hash table
+/// (a B-tree took four fifths of `--pa`'s time on a 100 MB input: 4.8M entries,
+/// 202k traces), processed in the keys' order.
+type Traces = hashbrown::HashMap<(u64, u64, u64), Counts>;
+
 /// perf2bolt's `processBranchEvents`: each trace's branch (unless it is a return or
-/// a marker), then its fall-through (unless the trace is a branch alone). `returns`
-/// are branch addresses known to be returns whatever their instruction (`R` entries).
+/// a marker), then its fall-through (unless the trace is a branch alone), in the
+/// order of their addresses. `returns` are branch addresses known to be returns
+/// whatever their instruction (`R` entries).
 fn process_traces<'b>(
     binary: &'b Binary<'b>,
-    traces: &BTreeMap<(u64, u64, u64), Counts>,
+    traces: Traces,
     returns: &BTreeSet<u64>,
     stats: Stats,
 ) -> (Profile<'b>, BTreeMap<usize, Option<Cfg>>) {
     let mut profile =
         Profile { binary, branches: BTreeMap::new(), memory: BTreeMap::new(), basic: None, data: Vec::new(), stats };
     let mut cfgs: BTreeMap<usize, Option<Cfg>> = BTreeMap::new();
-    for (&(branch, from, to), &counts) in traces {
+    let mut traces: Vec<((u64, u64, u64), Counts)> = traces.into_iter().collect();
+    traces.sort_unstable_by_key(|&(key, _)| key);
+    for ((branch, from, to), counts) in traces {
         let returns = branch == FT_EXTERNAL_RETURN
             || returns.contains(&branch)
             || (cfg::is_return(binary, branch) && binary.function_at(branch).is_some());
@@ -343,7 +351,7 @@ fn process_traces<'b>(
 /// events the `E` entries name.
 pub fn aggregate_preagg<'b>(data: &[u8], binary: &'b Binary<'b>, basic: bool) -> Result<Profile<'b>> {
     use crate::formats::bolt::preagg::{Entries, EntryKind};
-    let mut traces: BTreeMap<(u64, u64, u64), Counts> = BTreeMap::new();
+    let mut traces = Traces::default();
     let mut returns = BTreeSet::new();
     let mut samples: BTreeMap<u64, u64> = BTreeMap::new();
     let mut events = BTreeSet::new();
@@ -381,7 +389,7 @@ pub fn aggregate_preagg<'b>(data: &[u8], binary: &'b Binary<'b>, basic: bool) ->
         counts.mispredicted = counts.mispredicted.wrapping_add(mispredicted);
     }
     if !basic {
-        return Ok(process_traces(binary, &traces, &returns, stats).0);
+        return Ok(process_traces(binary, traces, &returns, stats).0);
     }
     let mut basic = Basic {
         events: events.iter().map(|e| String::from_utf8_lossy(e).into_owned()).collect(),
