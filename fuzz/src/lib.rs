@@ -326,7 +326,8 @@ pub fn perf2bolt(data: &[u8]) {
 /// (perf2bolt `--pa`, with and without `--ba`).
 pub fn bolt_preagg(data: &[u8]) {
     opened(data, |data| {
-        let _ = preagg::decode(data);
+        // Plain lines read directly are the entries the field reader gives.
+        assert_eq!(preagg::decode(data), preagg::decode_by_fields(data));
         let Ok(binary) = Binary::parse(fixed::CPROG) else { return };
         for basic in [false, true] {
             if let Ok(profile) = perf2bolt::aggregate_preagg(data, &binary, basic) {
