@@ -284,7 +284,7 @@ impl<'a> Merger<'a> {
             let (Some(f0), Some(t0)) = (here(f0), here(t0)) else { continue };
             let key = [f0, f1, t0, t1];
             let at = match self.find_key(key) {
-                Some(at) => {
+                Ok(at) => {
                     if let Some(here) = self.known.get_mut(at) {
                         here.add(known.sums);
                     }
@@ -298,7 +298,7 @@ impl<'a> Merger<'a> {
                     }
                     at
                 }
-                None => {
+                Err(_) => {
                     // Left out of the tables: no branch of `later` is another's.
                     let at = self.known.len();
                     self.known.push(KnownBranch { key, text: known.text, follower: NONE, sums: known.sums });
@@ -365,27 +365,37 @@ impl<'a> Merger<'a> {
     /// Puts the branches `absorb` added into `by_key` and `by_text`.
     fn index_all(&mut self) {
         while let Some(known) = self.known.get(self.indexed) {
-            let (at, text) = (self.indexed, known.text);
-            let hash = KeyHash.hash_one(known.key);
-            let known = &self.known;
-            self.by_key.insert_unique(hash, at, |&i| key_hash(known, i));
+            let (at, key, text) = (self.indexed, known.key, known.text);
+            self.index_key(at, KeyHash.hash_one(key));
             if !text.is_empty() {
-                let hash = self.text_hash.hash_one(text);
-                let (known, hasher) = (&self.known, &self.text_hash);
-                self.by_text.insert_unique(hash, at, |&i| text_hash(hasher, known, i));
+                self.index_text(at, self.text_hash.hash_one(text));
             }
             self.indexed = at.saturating_add(1);
         }
     }
 
-    /// The merged branch of `key`: the guess, else looked up.
-    fn find_key(&self, key: [u64; 4]) -> Option<usize> {
+    /// Puts merged branch `at`, whose key hashes to `hash`, in `by_key`.
+    fn index_key(&mut self, at: usize, hash: u64) {
+        let known = &self.known;
+        self.by_key.insert_unique(hash, at, |&i| key_hash(known, i));
+    }
+
+    /// Puts merged branch `at`, whose text hashes to `hash`, in `by_text`.
+    fn index_text(&mut self, at: usize, hash: u64) {
+        let (known, hasher) = (&self.known, &self.text_hash);
+        self.by_text.insert_unique(hash, at, |&i| text_hash(hasher, known, i));
+    }
+
+    /// The merged branch of `key`: the guess, else looked up; if there is none,
+    /// the key's hash, to put a new one in `by_key` with.
+    fn find_key(&self, key: [u64; 4]) -> Result<usize, u64> {
         let guess = self.guess();
         if self.known.get(guess).is_some_and(|k| k.key == key) {
-            return Some(guess);
+            return Ok(guess);
         }
+        let hash = KeyHash.hash_one(key);
         let known = &self.known;
-        self.by_key.find(KeyHash.hash_one(key), |&at| known.get(at).is_some_and(|k| k.key == key)).copied()
+        self.by_key.find(hash, |&at| known.get(at).is_some_and(|k| k.key == key)).copied().ok_or(hash)
     }
 
     pub fn finish(mut self) -> Result<Fdata<'a>, MergeError> {
@@ -589,8 +599,7 @@ impl<'a> Merger<'a> {
                     Some((missed, hash)) if core::ptr::eq(missed, text) => hash,
                     _ => self.text_hash.hash_one(text),
                 };
-                let (known, hasher) = (&self.known, &self.text_hash);
-                self.by_text.insert_unique(hash, at, |&i| text_hash(hasher, known, i));
+                self.index_text(at, hash);
             }
         }
     }
@@ -607,24 +616,16 @@ impl<'a> Merger<'a> {
         let [f0, f1] = self.key(&b.from);
         let [t0, t1] = self.key(&b.to);
         let key = [f0, f1, t0, t1];
-        let guess = self.guess();
-        let at = if self.known.get(guess).is_some_and(|k| k.key == key) {
-            guess
-        } else {
-            let hash = KeyHash.hash_one(key);
-            let known = &self.known;
-            match self.by_key.find(hash, |&at| known.get(at).is_some_and(|k| k.key == key)) {
-                Some(&at) => at,
-                None => {
-                    let at = self.known.len();
-                    self.known.push(KnownBranch { key, text: &[], follower: NONE, sums: [0, 0] });
-                    self.seen.push(Seen::new(input, self.part, b.line));
-                    let known = &self.known;
-                    self.by_key.insert_unique(hash, at, |&i| key_hash(known, i));
-                    self.indexed = self.known.len();
-                    self.insert(at);
-                    at
-                }
+        let at = match self.find_key(key) {
+            Ok(at) => at,
+            Err(hash) => {
+                let at = self.known.len();
+                self.known.push(KnownBranch { key, text: &[], follower: NONE, sums: [0, 0] });
+                self.seen.push(Seen::new(input, self.part, b.line));
+                self.index_key(at, hash);
+                self.indexed = self.known.len();
+                self.insert(at);
+                at
             }
         };
         self.previous = Some(at);
