@@ -8,7 +8,7 @@
 
 use alloc::vec::Vec;
 
-use super::text::{FieldReader, FIELD_SEPARATOR};
+use super::text::{plain_number, FieldReader, FIELD_SEPARATOR};
 use crate::error::Result;
 use crate::format::{Detection, Format};
 use crate::read::{fields, head_lines, is_decimal, is_hex};
@@ -152,23 +152,6 @@ fn plain_entry(rest: &[u8], line: u64) -> Option<(Entry<'_>, usize)> {
         at = at.checked_add(len)?;
     }
     Some((entry, at))
-}
-
-/// 1 to `most` digits in `radix` (10 or 16), then `end`: their value and length
-/// with `end`.
-#[inline(always)]
-fn plain_number(text: &[u8], radix: u64, most: usize, end: u8) -> Option<(u64, usize)> {
-    let mut n = 0u64;
-    for (i, &b) in text.iter().enumerate().take(most.saturating_add(1)) {
-        let digit = match b {
-            b'0'..=b'9' => b.wrapping_sub(b'0'),
-            b'a'..=b'f' if radix == 16 => b.wrapping_sub(b'a').wrapping_add(10),
-            b'A'..=b'F' if radix == 16 => b.wrapping_sub(b'A').wrapping_add(10),
-            _ => return (b == end && i > 0).then_some((n, i.wrapping_add(1))),
-        };
-        n = n.wrapping_mul(radix).wrapping_add(u64::from(digit));
-    }
-    None
 }
 
 impl<'a> Iterator for Entries<'a> {

@@ -12,6 +12,34 @@ use crate::error::{Error, Result};
 
 pub const FIELD_SEPARATOR: u8 = b' ';
 
+/// A number in the plain spelling BOLT's tools write, read without the field
+/// reader: 1 to `most` digits in `radix` (10, or 16 in either case), then `end`.
+/// Its value and its length with `end`; `None` for anything else, which the field
+/// reader then reads (and accepts or rejects) as BOLT does. With `most` at 16 hex
+/// or 18 decimal digits the value cannot overflow.
+#[inline(always)]
+pub fn plain_number(text: &[u8], radix: u64, most: usize, end: u8) -> Option<(u64, usize)> {
+    let mut n = 0u64;
+    for (i, &b) in text.iter().enumerate() {
+        let digit = if radix == 16 {
+            match b {
+                b'0'..=b'9' => b.wrapping_sub(b'0'),
+                b'a'..=b'f' => b.wrapping_sub(b'a').wrapping_add(10),
+                b'A'..=b'F' => b.wrapping_sub(b'A').wrapping_add(10),
+                _ => u8::MAX,
+            }
+        } else {
+            b.wrapping_sub(b'0')
+        };
+        if u64::from(digit) >= radix {
+            return (b == end && (1..=most).contains(&i)).then_some((n, i.wrapping_add(1)));
+        }
+        // Past `most` digits the value wraps, and is not returned.
+        n = n.wrapping_mul(radix).wrapping_add(u64::from(digit));
+    }
+    None
+}
+
 /// A cursor over BOLT text with BOLT's line and column.
 #[derive(Clone, Debug)]
 pub struct FieldReader<'a> {

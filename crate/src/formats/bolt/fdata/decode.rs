@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use super::{Branch, Fdata, Location, MemoryAccess, Sample, SymbolKind};
 use crate::error::Result;
-use crate::formats::bolt::text::{FieldReader, FIELD_SEPARATOR};
+use crate::formats::bolt::text::{plain_number, FieldReader, FIELD_SEPARATOR};
 
 /// Reads an fdata profile. Accepts what llvm-bolt accepts, with one deliberate
 /// difference: the two header lines may come in either order (perf2bolt writes
@@ -232,15 +232,8 @@ fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
 /// the byte after `end` is.
 #[inline(always)]
 fn plain_decimal(tail: &[u8], start: usize, end: u8) -> Option<(i64, usize)> {
-    let mut n = 0i64;
-    for (i, &b) in tail.get(start..)?.iter().enumerate() {
-        let digit = b.wrapping_sub(b'0');
-        if digit > 9 {
-            return (b == end && (1..=18).contains(&i)).then_some((n, start.wrapping_add(i).wrapping_add(1)));
-        }
-        n = n.wrapping_mul(10).wrapping_add(i64::from(digit));
-    }
-    None
+    let (n, len) = plain_number(tail.get(start..)?, 10, 18, end)?;
+    Some((i64::try_from(n).ok()?, start.wrapping_add(len)))
 }
 
 fn plain_location<'a>(rest: &'a [u8], at: &mut usize) -> Option<Location<'a>> {
@@ -258,37 +251,9 @@ fn plain_location<'a>(rest: &'a [u8], at: &mut usize) -> Option<Location<'a>> {
     }
     let name = tail.get(..len)?;
     let digits = len.checked_add(1)?;
-    let mut i = digits;
-    let mut offset = 0u64;
-    loop {
-        let b = *tail.get(i)?;
-        let d = hex_digit(b);
-        if d == NOT_HEX {
-            if b != b' ' || i == digits {
-                return None;
-            }
-            break;
-        }
-        if i.wrapping_sub(digits) >= 16 {
-            return None;
-        }
-        offset = (offset << 4) | u64::from(d);
-        i = i.checked_add(1)?;
-    }
-    *at = start.checked_add(i)?.checked_add(1)?;
+    let (offset, used) = plain_number(tail.get(digits..)?, 16, 16, b' ')?;
+    *at = start.checked_add(digits)?.checked_add(used)?;
     Some(Location { kind, name: Cow::Borrowed(name), offset })
-}
-
-const NOT_HEX: u8 = 0xff;
-
-/// The value of a hex digit, `NOT_HEX` for other bytes.
-fn hex_digit(b: u8) -> u8 {
-    match b {
-        b'0'..=b'9' => b.wrapping_sub(b'0'),
-        b'a'..=b'f' => b.wrapping_sub(b'a').wrapping_add(10),
-        b'A'..=b'F' => b.wrapping_sub(b'A').wrapping_add(10),
-        _ => NOT_HEX,
-    }
 }
 
 /// Where the first space, backslash or newline of `bytes` is, eight bytes at a time.
