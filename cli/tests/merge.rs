@@ -49,6 +49,15 @@ fn merged(inputs: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
+/// `merge` of `inputs` on each number of `threads` writes `expected`.
+fn merges_to(inputs: &[PathBuf], threads: &[usize], expected: &[u8], what: &str) {
+    for &threads in threads {
+        let output = merge(inputs, threads);
+        assert!(output.status.success(), "{what} on {threads}: {}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(output.stdout, expected, "{what} on {threads} threads");
+    }
+}
+
 fn line_set(text: &[u8]) -> BTreeSet<&[u8]> {
     text.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect()
 }
@@ -65,11 +74,7 @@ fn a_merge_on_any_number_of_threads_is_merge_fdatas() {
         let reference = std::fs::read(corpus(&format!("{dir}.merged.fdata"))).unwrap();
         let expected = merged(&texts);
         assert_eq!(line_set(&expected), line_set(&reference), "{program}");
-        for threads in [1, 2, 3, 8] {
-            let output = merge(&inputs, threads);
-            assert!(output.status.success(), "{program} on {threads}: {}", String::from_utf8_lossy(&output.stderr));
-            assert_eq!(output.stdout, expected, "{program} on {threads} threads");
-        }
+        merges_to(&inputs, &[1, 2, 3, 8], &expected, program);
     }
 }
 
@@ -86,11 +91,7 @@ fn records_come_out_in_the_order_first_seen_on_any_number_of_threads() {
     let texts = [every_other, reversed, base.clone(), halves_swapped];
     let inputs: Vec<PathBuf> = texts.iter().enumerate().map(|(i, t)| scratch(&format!("order-{i}.fdata"), t)).collect();
     let expected = merged(&texts);
-    for threads in [1, 2, 3, 5] {
-        let output = merge(&inputs, threads);
-        assert!(output.status.success(), "{threads}: {}", String::from_utf8_lossy(&output.stderr));
-        assert_eq!(output.stdout, expected, "on {threads} threads");
-    }
+    merges_to(&inputs, &[1, 2, 3, 5], &expected, "reordered inputs");
 }
 
 /// An input whose records end a quarter of the way in, at a line BOLT stops at:
@@ -107,11 +108,7 @@ fn an_input_whose_records_end_early_is_read_as_bolt_reads_it() {
     let inputs: Vec<PathBuf> = texts.iter().enumerate().map(|(i, t)| scratch(&format!("early-{i}.fdata"), t)).collect();
     let expected = merged(&texts);
     assert!(expected.len() < merged(&[texts[0].clone(), base]).len());
-    for threads in [1, 2, 3] {
-        let output = merge(&inputs, threads);
-        assert!(output.status.success(), "{threads}: {}", String::from_utf8_lossy(&output.stderr));
-        assert_eq!(output.stdout, expected, "on {threads} threads");
-    }
+    merges_to(&inputs, &[1, 2, 3], &expected, "records ending early");
 }
 
 /// A failure in the second half of an input, where a thread reading that part
