@@ -34,6 +34,9 @@ pub struct Block {
     pub entry: bool,
     /// The landing pads its calls throw to (from the binary's LSDAs).
     pub landing_pads: Vec<u32>,
+    /// Its last instruction calls its own function (from the binary: a profile
+    /// does not say which of a block's instructions is last).
+    pub ends_in_own_call: bool,
     pub calls: Vec<Call>,
 }
 
@@ -158,8 +161,8 @@ impl Cfg {
     /// count), with several an indirect one (the sum of its targets' counts); a
     /// block of unknown size weighs as one instruction. Blocks whose calls throw to
     /// a landing pad that ran are left out, as llvm-bolt leaves them (their pads are
-    /// known from the binary's LSDAs). llvm-bolt also leaves out blocks ending in a
-    /// call to their own function, which this model cannot tell.
+    /// known from the binary's LSDAs), and so are blocks ending in a call to their
+    /// own function (known from the binary too: without it, such a block counts).
     pub fn flow_gaps(&self) -> FlowGaps {
         let mut out = FlowGaps { blocks: alloc::vec![None; self.blocks.len()], ..FlowGaps::default() };
         if self.blocks.len() <= 1 {
@@ -170,7 +173,12 @@ impl Cfg {
         for (i, (b, slot)) in self.blocks.iter().zip(out.blocks.iter_mut()).enumerate() {
             let Ok(index) = u32::try_from(i) else { break };
             let instructions = b.instructions.unwrap_or(1);
-            if b.entry || self.successors(index).is_empty() || b.exec_count == 0 || instructions == 0 {
+            if b.entry
+                || self.successors(index).is_empty()
+                || b.exec_count == 0
+                || instructions == 0
+                || b.ends_in_own_call
+            {
                 continue;
             }
             // Nor a block that throws to a landing pad that ran.
@@ -242,6 +250,7 @@ pub fn cfg_from_fdata(fdata: &Fdata<'_>, binary: &Binary<'_>, function: usize) -
             exec_count: 0,
             entry: b.start == 0 || b.landing_pad,
             landing_pads: pads_of(b, &block_at),
+            ends_in_own_call: b.ends_in_own_call,
             calls: Vec::new(),
         });
     }
@@ -341,12 +350,14 @@ pub fn place_on_binary(
                 b.instructions = Some(g.instructions);
                 b.entry |= g.landing_pad;
                 b.landing_pads = pads_of(g, &block_at);
+                b.ends_in_own_call = g.ends_in_own_call;
             }
             None => cfg.blocks.push(Block {
                 offset: Some(g.start),
                 instructions: Some(g.instructions),
                 entry: g.landing_pad,
                 landing_pads: pads_of(g, &block_at),
+                ends_in_own_call: g.ends_in_own_call,
                 ..Block::default()
             }),
         }

@@ -36,6 +36,8 @@ pub struct Block {
     pub last: u64,
     /// The last instruction is a call.
     pub ends_in_call: bool,
+    /// The last instruction is a direct call into this function (a recursive call).
+    pub ends_in_own_call: bool,
     /// The block is a landing pad.
     pub landing_pad: bool,
     /// Offsets of the landing pads its instructions throw to (LSDA call sites
@@ -71,6 +73,8 @@ impl Cfg {
 enum Kind {
     Other,
     Call,
+    /// A direct call into the function itself (llvm-bolt's recursive call).
+    OwnCall,
     Return,
     /// Target offset, None when it leaves the function (a conditional tail call).
     Jcc(Option<u64>),
@@ -121,6 +125,7 @@ fn decode(binary: &Binary<'_>, function: &Function) -> Option<Decoded> {
         let offset = instruction.ip().wrapping_sub(start);
         let kind = match instruction.flow_control() {
             FlowControl::Return => Kind::Return,
+            FlowControl::Call if inside(instruction.near_branch_target()).is_some() => Kind::OwnCall,
             FlowControl::Call | FlowControl::IndirectCall => Kind::Call,
             FlowControl::ConditionalBranch => Kind::Jcc(inside(instruction.near_branch_target())),
             FlowControl::UnconditionalBranch => Kind::Jmp(inside(instruction.near_branch_target())),
@@ -275,12 +280,13 @@ pub fn build(binary: &Binary<'_>, function: &Function) -> Option<Cfg> {
                 successors.extend(table.and_then(|t| tables.get(t)).into_iter().flatten().copied());
             }
             Kind::Return => {}
-            Kind::Other | Kind::Call => successors.extend(next),
+            Kind::Other | Kind::Call | Kind::OwnCall => successors.extend(next),
         }
         cfg.blocks.push(Block {
             start: b.start,
             last: b.last,
-            ends_in_call: b.kind == Kind::Call,
+            ends_in_call: matches!(b.kind, Kind::Call | Kind::OwnCall),
+            ends_in_own_call: b.kind == Kind::OwnCall,
             landing_pad: pads.binary_search(&b.start).is_ok(),
             landing_pads: thrown_to(binary, &instructions, b.start, b.last, start),
             successors,
@@ -300,7 +306,7 @@ fn thrown_to(binary: &Binary<'_>, instructions: &[(u64, Kind)], first: u64, last
     let at = instructions.partition_point(|&(offset, _)| offset < first);
     let block = instructions.get(at..).unwrap_or_default().iter().take_while(|&&(offset, _)| offset <= last);
     let mut pads: Vec<u64> = Vec::new();
-    for &(offset, _) in block.filter(|&&(_, kind)| kind == Kind::Call) {
+    for &(offset, _) in block.filter(|&&(_, kind)| matches!(kind, Kind::Call | Kind::OwnCall)) {
         let call = function.wrapping_add(offset);
         // Call sites do not overlap: the last one starting at or before the call.
         let before = sites.partition_point(|&(start, _, _)| start <= call);
