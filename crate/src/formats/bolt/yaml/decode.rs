@@ -426,7 +426,7 @@ fn function<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -
 fn block<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -> Result<()> {
     let indent = map.indent();
     let pos = r.here();
-    let mut b = Block { line: pos.line, ..Block::default() };
+    let mut b = Block::default();
     let mut seen = Seen::default();
     while let Some(k) = r.next_key(&mut map)? {
         match &*k.name {
