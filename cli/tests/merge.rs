@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pgolens::formats::bolt::fdata;
 
@@ -25,7 +26,10 @@ fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn merge(inputs: &[PathBuf], threads: usize) -> Output {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-merge").join(format!("out-{threads}.fdata"));
+    // The tests run at once: each merge writes a file of its own.
+    static MERGES: AtomicUsize = AtomicUsize::new(0);
+    let n = MERGES.fetch_add(1, Ordering::Relaxed);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-merge").join(format!("out-{n}.fdata"));
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let _ = std::fs::remove_file(&out);
     let mut output = Command::new(env!("CARGO_BIN_EXE_pgolens"))
