@@ -195,6 +195,48 @@ functions:
 ...
 ";
 
+/// A block's `events` (memory events, `BinaryBasicBlockProfile::EventCount`),
+/// which no corpus YAML has: put in two blocks of a pseudo-probe profile (as
+/// merge-fdata wrote it) where LLVM's writer puts it (after `exec`), it
+/// round-trips byte for byte beside their probes, is that block's alone, and adds
+/// up in a merge as merge-fdata adds it.
+#[test]
+fn block_events_round_trip_and_add_up_in_a_merge() {
+    let path = "peers/llvm-bolt-tests/match-blocks-with-pseudo-probes-inline__yaml.yaml.merge-fdata.yaml";
+    let original = String::from_utf8(common::read(path)).unwrap();
+    let exec = "        exec:            1\n";
+    assert_eq!(original.matches(exec).count(), 3);
+    // bar's only block and foo's first.
+    let mut text = String::new();
+    for (i, piece) in original.split_inclusive(exec).enumerate() {
+        text.push_str(piece);
+        match i {
+            0 => text.push_str("        events:          5\n"),
+            1 => text.push_str("        events:          7\n"),
+            _ => {}
+        }
+    }
+    let p = yaml::decode(text.as_bytes()).unwrap();
+    assert_same_text(path, &yaml::write(&p, p.wrap_column()), text.as_bytes());
+    let events: Vec<(u32, u64, usize)> = p
+        .block_extras
+        .iter()
+        .filter(|e| e.events > 0)
+        .map(|e| (e.block, e.events, p.probes_of(e.block as usize).len()))
+        .collect();
+    assert_eq!(events, [(0, 5, 1), (1, 7, 1)]);
+    assert_eq!(p.extra_of(2).events, 0);
+
+    let merged = yaml::merge(&[p.clone(), p]).unwrap();
+    let events: Vec<(u32, u64, usize)> = merged
+        .block_extras
+        .iter()
+        .filter(|e| e.events > 0)
+        .map(|e| (e.block, e.events, merged.probes_of(e.block as usize).len()))
+        .collect();
+    assert_eq!(events, [(0, 10, 1), (1, 14, 1)]);
+}
+
 #[test]
 fn a_minimal_profile_reads_with_llvm_defaults() {
     let p = yaml::decode(GOOD.as_bytes()).unwrap();

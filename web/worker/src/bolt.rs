@@ -104,7 +104,8 @@ impl BoltView {
     pub fn remark(&self) -> Option<String> {
         let p = self.yaml.as_ref()?;
         let counted = p.functions.iter().any(|f| f.exec > 0 || f.extern_entries > 0)
-            || p.blocks.iter().any(|b| b.exec > 0 || b.events > 0)
+            || p.blocks.iter().any(|b| b.exec > 0)
+            || p.block_extras.iter().any(|e| e.events > 0)
             || p.successors.iter().any(|s| s.count > 0)
             || p.calls.iter().any(|c| c.count > 0);
         (p.header.flags.has(yaml::ProfileFlags::BASIC) && !p.functions.is_empty() && !counted).then(|| {

@@ -16,8 +16,8 @@ use core::ops::{Deref, DerefMut};
 
 use super::reader::{Key, Mapping, Pos, Reader, Scalar, Sequence};
 use super::{
-    Block, CallSite, Function, HashFunction, InlineTreeNode, ProbeSet, Profile, ProfileFlags, Span, Successor,
-    UnknownKey,
+    Block, BlockExtra, CallSite, Function, HashFunction, InlineTreeNode, ProbeSet, Profile, ProfileFlags, Span,
+    Successor, UnknownKey,
 };
 use crate::error::Result;
 
@@ -427,6 +427,7 @@ fn block<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -> R
     let indent = map.indent();
     let pos = r.here();
     let mut b = Block::default();
+    let mut extra = BlockExtra::default();
     let mut seen = Seen::default();
     while let Some(k) = r.next_key(&mut map)? {
         match &*k.name {
@@ -448,7 +449,7 @@ fn block<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -> R
             }
             b"events" => {
                 seen.mark(4, &k)?;
-                b.events = u64_of(&r.scalar()?)?;
+                extra.events = u64_of(&r.scalar()?)?;
             }
             b"calls" => {
                 seen.mark(5, &k)?;
@@ -460,12 +461,16 @@ fn block<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -> R
             }
             b"probes" => {
                 seen.mark(7, &k)?;
-                b.probes = probes(r, p)?;
+                extra.probes = probes(r, p)?;
             }
             _ => unknown(r, p, k, indent)?,
         }
     }
     seen.require(&[(0, "missing required key 'bid'"), (1, "missing required key 'insns'")], pos)?;
+    if extra != BlockExtra::default() {
+        extra.block = u32::try_from(p.blocks.len()).map_err(|_| pos.error("fewer than 2^32 blocks"))?;
+        p.block_extras.push(extra);
+    }
     p.blocks.push(b);
     Ok(())
 }

@@ -18,7 +18,7 @@ use core::fmt;
 use hashbrown::HashMap;
 
 use super::std_order::{std_sort_by, string_map_order, StdUnorderedOrder};
-use super::{Block, CallSite, Function, Header, ProbeSet, Profile, ProfileFlags, Span, Successor};
+use super::{Block, BlockExtra, CallSite, Function, Header, ProbeSet, Profile, ProfileFlags, Span, Successor};
 
 /// Why merge-fdata would stop (it exits with these messages).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,6 +65,8 @@ impl fmt::Display for MergeError {
 /// A block being merged, with its own lists.
 struct MergedBlock {
     block: Block,
+    /// `events`.
+    events: u64,
     calls: Vec<CallSite>,
     successors: Vec<Successor>,
     /// (block probe ids, inline tree nodes) of each probe set, kept from the first input.
@@ -77,13 +79,21 @@ struct MergedFunction<'a> {
     inline_tree: Vec<super::InlineTreeNode>,
 }
 
-fn merged_block(p: &Profile<'_>, b: &Block) -> MergedBlock {
+/// Block `b`, `index` in `p`'s blocks, to be merged.
+fn merged_block(p: &Profile<'_>, b: &Block, index: usize) -> MergedBlock {
     MergedBlock {
         block: *b,
+        events: p.extra_of(index).events,
         calls: p.calls_of(b).to_vec(),
         successors: p.successors_of(b).to_vec(),
-        probes: p.probes_of(b).iter().map(|s| (p.probe_ids_of(s).to_vec(), p.probe_nodes_of(s).to_vec())).collect(),
+        probes: p.probes_of(index).iter().map(|s| (p.probe_ids_of(s).to_vec(), p.probe_nodes_of(s).to_vec())).collect(),
     }
+}
+
+/// `f`'s blocks in `p`, each with its index in `p`'s blocks.
+fn indexed_blocks<'p>(p: &'p Profile<'_>, f: &Function<'_>) -> impl Iterator<Item = (usize, &'p Block)> {
+    let first = f.blocks.start as usize;
+    p.blocks_of(f).iter().enumerate().map(move |(i, b)| (first.wrapping_add(i), b))
 }
 
 /// Merges profiles as merge-fdata does.
@@ -106,7 +116,7 @@ pub fn merge<'a>(inputs: &[Profile<'a>]) -> Result<Profile<'a>, MergeError> {
                     by_name.insert(f.name.clone(), merged.len());
                     merged.push(MergedFunction {
                         function: f.clone(),
-                        blocks: p.blocks_of(f).iter().map(|b| merged_block(p, b)).collect(),
+                        blocks: indexed_blocks(p, f).map(|(i, b)| merged_block(p, b, i)).collect(),
                         inline_tree: p.inline_tree_of(f).to_vec(),
                     });
                 }
@@ -149,7 +159,11 @@ pub fn merge<'a>(inputs: &[Profile<'a>]) -> Result<Profile<'a>, MergeError> {
                     inline_nodes: Span::since(n, &out.probe_nodes),
                 });
             }
-            b.probes = Span::since(at, &out.probes);
+            let probes = Span::since(at, &out.probes);
+            if mb.events != 0 || probes.len > 0 {
+                let block = u32::try_from(out.blocks.len()).unwrap_or(u32::MAX);
+                out.block_extras.push(BlockExtra { block, events: mb.events, probes });
+            }
             out.blocks.push(b);
         }
         f.blocks = Span::since(first_block, &out.blocks);
@@ -230,25 +244,26 @@ fn merge_function(
     if let Some(b) = blocks.iter().find(|b| b.index as usize >= count) {
         return Err(mismatch(input, f, Some(b.index), "bad basic block index"));
     }
-    let mut by_index: HashMap<u32, &Block> = HashMap::with_capacity(blocks.len());
-    for b in blocks {
-        by_index.insert(b.index, b);
+    let mut by_index: HashMap<u32, (usize, &Block)> = HashMap::with_capacity(blocks.len());
+    for (i, b) in indexed_blocks(p, f) {
+        by_index.insert(b.index, (i, b));
     }
     for mb in &mut m.blocks {
-        let Some(b) = by_index.remove(&mb.block.index) else { continue };
-        merge_block(mb, p, b, &m.function, input)?;
+        let Some((i, b)) = by_index.remove(&mb.block.index) else { continue };
+        merge_block(mb, p, b, i, &m.function, input)?;
     }
-    let mut rest: Vec<&Block> = by_index.into_values().collect();
-    rest.sort_by_key(|b| b.index);
-    m.blocks.extend(rest.into_iter().map(|b| merged_block(p, b)));
+    let mut rest: Vec<(usize, &Block)> = by_index.into_values().collect();
+    rest.sort_by_key(|(_, b)| b.index);
+    m.blocks.extend(rest.into_iter().map(|(i, b)| merged_block(p, b, i)));
     Ok(())
 }
 
-/// `mergeBasicBlockProfile`.
+/// `mergeBasicBlockProfile`: block `b` of `p` (`index` in its blocks) into `mb`.
 fn merge_block(
     mb: &mut MergedBlock,
     p: &Profile<'_>,
     b: &Block,
+    index: usize,
     f: &Function<'_>,
     input: usize,
 ) -> Result<(), MergeError> {
@@ -259,7 +274,7 @@ fn merge_block(
         return Err(mismatch(input, f, Some(b.index), "basic block hash mismatch"));
     }
     mb.block.exec = mb.block.exec.wrapping_add(b.exec);
-    mb.block.events = mb.block.events.wrapping_add(b.events);
+    mb.events = mb.events.wrapping_add(p.extra_of(index).events);
 
     // Call sites by offset, the first of an offset kept (`emplace`).
     let calls = p.calls_of(b);

@@ -149,8 +149,9 @@ impl Writer {
         if !blocks.is_empty() {
             self.push(b"    blocks:");
             self.newline();
-            for b in blocks {
-                self.block(p, b);
+            let first = f.blocks.start as usize;
+            for (i, b) in blocks.iter().enumerate() {
+                self.block(p, b, first.wrapping_add(i));
             }
         }
         let tree = p.inline_tree_of(f);
@@ -161,7 +162,8 @@ impl Writer {
         }
     }
 
-    fn block(&mut self, p: &Profile<'_>, b: &Block) {
+    /// Block `b`, `index` in the profile's blocks.
+    fn block(&mut self, p: &Profile<'_>, b: &Block, index: usize) {
         self.push(b"      - ");
         self.padded("bid");
         self.number(u64::from(b.index));
@@ -176,9 +178,10 @@ impl Writer {
             self.key(8, "exec");
             self.number(b.exec);
         }
-        if b.events != 0 {
+        let extra = p.extra_of(index);
+        if extra.events != 0 {
             self.key(8, "events");
-            self.number(b.events);
+            self.number(extra.events);
         }
         let calls = p.calls_of(b);
         if !calls.is_empty() {
@@ -192,7 +195,7 @@ impl Writer {
             self.list(successors, Writer::successor);
             self.newline();
         }
-        let probes = p.probes_of(b);
+        let probes = p.probes_of(index);
         if !probes.is_empty() {
             self.key(8, "probes");
             self.list(probes, |w, s| w.probe_set(p, s));
