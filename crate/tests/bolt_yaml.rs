@@ -216,25 +216,17 @@ fn block_events_round_trip_and_add_up_in_a_merge() {
             _ => {}
         }
     }
+    // (block, events, probe sets) of each block with events.
+    let events = |p: &yaml::Profile<'_>| -> Vec<(u32, u64, usize)> {
+        let with_events = p.block_extras.iter().filter(|e| e.events > 0);
+        with_events.map(|e| (e.block, e.events, p.probes_of(e.block as usize).len())).collect()
+    };
     let p = yaml::decode(text.as_bytes()).unwrap();
     assert_same_text(path, &yaml::write(&p, p.wrap_column()), text.as_bytes());
-    let events: Vec<(u32, u64, usize)> = p
-        .block_extras
-        .iter()
-        .filter(|e| e.events > 0)
-        .map(|e| (e.block, e.events, p.probes_of(e.block as usize).len()))
-        .collect();
-    assert_eq!(events, [(0, 5, 1), (1, 7, 1)]);
+    assert_eq!(events(&p), [(0, 5, 1), (1, 7, 1)]);
     assert_eq!(p.extra_of(2).events, 0);
-
     let merged = yaml::merge(&[p.clone(), p]).unwrap();
-    let events: Vec<(u32, u64, usize)> = merged
-        .block_extras
-        .iter()
-        .filter(|e| e.events > 0)
-        .map(|e| (e.block, e.events, merged.probes_of(e.block as usize).len()))
-        .collect();
-    assert_eq!(events, [(0, 10, 1), (1, 14, 1)]);
+    assert_eq!(events(&merged), [(0, 10, 1), (1, 14, 1)]);
 }
 
 #[test]
