@@ -201,6 +201,8 @@ test('an fdata dropped with its binary gets graphs, each block with its instruct
   const code = cfg.locator('.cfg-detail .cfg-code tr');
   assert.equal(await code.count(), printed[0].insns);
   assert.match(await code.first().innerText(), /^0\s+pushq\s+%rbp/);
+  // An entry is left out of the flow gaps, and the details say why.
+  assert.match(await cfg.locator('.cfg-detail').innerText(), /Flow gap not counted, as llvm-bolt leaves it out: an entry or a landing pad\./);
   assert.deepEqual(errors, []);
   await page.close();
 });

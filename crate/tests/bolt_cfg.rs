@@ -15,7 +15,7 @@ mod common;
 
 use pgolens::formats::bolt::fdata;
 use pgolens::formats::perf::perf2bolt::binary::Binary;
-use pgolens::model::bolt::{binary_function, cfg_from_fdata, cfg_from_yaml, place_on_binary, Cfg};
+use pgolens::model::bolt::{binary_function, cfg_from_fdata, cfg_from_yaml, place_on_binary, Cfg, GapLeftOut};
 
 /// One block of a `--print-cfg` dump.
 #[derive(Debug, Default)]
@@ -486,6 +486,10 @@ fn a_block_ending_in_a_call_to_its_own_function_has_no_flow_gap() {
     // In 9,000 times, out 4,500: left out, as llvm-bolt leaves it.
     assert_eq!(depth.flow()[1], (9000, 4500));
     assert_eq!(depth.flow_gaps().blocks, [None, None, None]);
+    let why: Vec<Option<GapLeftOut>> = (0..3).map(|b| depth.gap_left_out(b)).collect();
+    assert_eq!(why, [Some(GapLeftOut::Entry), Some(GapLeftOut::OwnCall), Some(GapLeftOut::Exit)]);
+    let main = graphs.iter().find(|g| g.name == "main").unwrap();
+    assert_eq!(main.gap_left_out(1), None, "main's loop block counts");
     // With at most 20 functions llvm-bolt's 95th percentile is the largest gap. Its
     // seven hottest tie at a count of 1 but for `depth` with the nine the fdata
     // gives a count (the two calls' callees too), so the largest over all nine is

@@ -150,6 +150,38 @@ pub struct FlowGaps {
     pub worst_block: Option<u32>,
 }
 
+/// Why llvm-bolt's flow conservation stats leave a block out
+/// (`ProfileQualityStats.cpp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GapLeftOut {
+    /// The function has one block.
+    OneBlock,
+    /// An entry point or a landing pad.
+    Entry,
+    /// No successors.
+    Exit,
+    NeverRun,
+    NoInstructions,
+    /// Its calls throw to a landing pad that ran.
+    ThrowsToPadThatRan,
+    /// Its last instruction calls its own function.
+    OwnCall,
+}
+
+impl GapLeftOut {
+    pub fn reason(self) -> &'static str {
+        match self {
+            GapLeftOut::OneBlock => "the function has one block",
+            GapLeftOut::Entry => "an entry or a landing pad",
+            GapLeftOut::Exit => "no successors",
+            GapLeftOut::NeverRun => "never run",
+            GapLeftOut::NoInstructions => "no instructions",
+            GapLeftOut::ThrowsToPadThatRan => "throws to a landing pad that ran",
+            GapLeftOut::OwnCall => "ends in a call to its own function",
+        }
+    }
+}
+
 /// Blocks counted this many times or fewer do not count for the worst gap
 /// (llvm-bolt's `MinBlockCount`: sampling noise).
 pub const WORST_GAP_MIN_COUNT: u64 = 500;
@@ -165,26 +197,14 @@ impl Cfg {
     /// own function (known from the binary too: without it, such a block counts).
     pub fn flow_gaps(&self) -> FlowGaps {
         let mut out = FlowGaps { blocks: alloc::vec![None; self.blocks.len()], ..FlowGaps::default() };
-        if self.blocks.len() <= 1 {
-            return out;
-        }
         let flow = self.flow();
         let (mut weighted_sum, mut weight_sum) = (0.0f64, 0.0f64);
         for (i, (b, slot)) in self.blocks.iter().zip(out.blocks.iter_mut()).enumerate() {
             let Ok(index) = u32::try_from(i) else { break };
+            if self.gap_left_out(index).is_some() {
+                continue;
+            }
             let instructions = b.instructions.unwrap_or(1);
-            if b.entry
-                || self.successors(index).is_empty()
-                || b.exec_count == 0
-                || instructions == 0
-                || b.ends_in_own_call
-            {
-                continue;
-            }
-            // Nor a block that throws to a landing pad that ran.
-            if b.landing_pads.iter().any(|&p| self.blocks.get(p as usize).is_some_and(|p| p.exec_count > 0)) {
-                continue;
-            }
             let (inflow, outflow) = flow.get(i).copied().unwrap_or_default();
             let (mut max, mut min) = (inflow.max(outflow), inflow.min(outflow));
             let mut sites: Vec<u64> = b.calls.iter().map(|c| c.offset).collect();
@@ -211,6 +231,32 @@ impl Cfg {
         }
         out.weighted = if weight_sum > 0.0 { weighted_sum / weight_sum } else { weighted_sum };
         out
+    }
+}
+
+impl Cfg {
+    /// Why llvm-bolt's flow conservation stats leave `block` out, in the order
+    /// they check; None when they count it (or there is no such block).
+    pub fn gap_left_out(&self, block: u32) -> Option<GapLeftOut> {
+        let b = self.blocks.get(block as usize)?;
+        let ran = |pad: &u32| self.blocks.get(*pad as usize).is_some_and(|p| p.exec_count > 0);
+        Some(if self.blocks.len() <= 1 {
+            GapLeftOut::OneBlock
+        } else if b.entry {
+            GapLeftOut::Entry
+        } else if self.successors(block).is_empty() {
+            GapLeftOut::Exit
+        } else if b.exec_count == 0 {
+            GapLeftOut::NeverRun
+        } else if b.instructions == Some(0) {
+            GapLeftOut::NoInstructions
+        } else if b.landing_pads.iter().any(ran) {
+            GapLeftOut::ThrowsToPadThatRan
+        } else if b.ends_in_own_call {
+            GapLeftOut::OwnCall
+        } else {
+            return None;
+        })
     }
 }
 

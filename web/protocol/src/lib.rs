@@ -662,6 +662,8 @@ pub struct CfgBlock {
     pub outflow: u64,
     /// The block's flow conservation gap, when llvm-bolt's stats consider it.
     pub gap: Option<f64>,
+    /// Why llvm-bolt's stats leave it out, when they do.
+    pub not_counted: Option<String>,
     pub flagged: bool,
     /// The text drawn in the block: a header line, one line per call (in `calls`
     /// order, at most [`CFG_CALL_LINES`], then a line saying how many more), then

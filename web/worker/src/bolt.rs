@@ -418,6 +418,7 @@ impl BoltView {
                 inflow,
                 outflow,
                 gap,
+                not_counted: cfg.gap_left_out(index).map(|why| String::from(why.reason())),
                 flagged: gap.is_some_and(|g| g >= CFG_FLAG_GAP),
                 lines,
                 code,

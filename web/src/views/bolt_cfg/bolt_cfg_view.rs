@@ -379,6 +379,7 @@ fn block_detail(g: &CfgGraph, b: &CfgBlock, send: &Callback<Msg>) -> Html {
                 <tr class={classes!(b.flagged.then_some("flagged"))}><td>{"Flow gap"}</td><td class="num">{b.gap.map_or(String::from("not counted"), pct)}</td></tr>
             </tbody></table>
             if b.entry { <p class="muted">{"Entered from outside the function (entry point or landing pad)."}</p> }
+            if let Some(why) = &b.not_counted { <p class="muted">{format!("Flow gap not counted, as llvm-bolt leaves it out: {why}.")}</p> }
             <h4>{"Successors"}</h4>
             <ul class="cfg-edges">{for outs.map(|e| edge_row(e.to, e))}</ul>
             <h4>{"Predecessors"}</h4>
