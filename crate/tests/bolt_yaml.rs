@@ -219,7 +219,7 @@ fn block_events_round_trip_and_add_up_in_a_merge() {
     // (block, events, probe sets) of each block with events.
     let events = |p: &yaml::Profile<'_>| -> Vec<(u32, u64, usize)> {
         let with_events = p.block_extras.iter().filter(|e| e.events > 0);
-        with_events.map(|e| (e.block, e.events, p.probes_of(e.block as usize).len())).collect()
+        with_events.map(|e| (e.block, e.events, p.probes_of(e).len())).collect()
     };
     let p = yaml::decode(text.as_bytes()).unwrap();
     assert_same_text(path, &yaml::write(&p, p.wrap_column()), text.as_bytes());

@@ -232,9 +232,7 @@ impl Cfg {
         out.weighted = if weight_sum > 0.0 { weighted_sum / weight_sum } else { weighted_sum };
         out
     }
-}
 
-impl Cfg {
     /// Why llvm-bolt's flow conservation stats leave `block` out, in the order
     /// they check; None when they count it (or there is no such block).
     pub fn gap_left_out(&self, block: u32) -> Option<GapLeftOut> {

@@ -467,7 +467,7 @@ fn block<'a, 'p>(r: &mut Reader<'a>, p: &mut Out<'a, 'p>, mut map: Mapping) -> R
         }
     }
     seen.require(&[(0, "missing required key 'bid'"), (1, "missing required key 'insns'")], pos)?;
-    if extra != BlockExtra::default() {
+    if !extra.is_empty() {
         extra.block = u32::try_from(p.blocks.len()).map_err(|_| pos.error("fewer than 2^32 blocks"))?;
         p.block_extras.push(extra);
     }

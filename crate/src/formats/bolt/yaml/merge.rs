@@ -81,19 +81,18 @@ struct MergedFunction<'a> {
 
 /// Block `b`, `index` in `p`'s blocks, to be merged.
 fn merged_block(p: &Profile<'_>, b: &Block, index: usize) -> MergedBlock {
+    let extra = p.extra_of(index);
     MergedBlock {
         block: *b,
-        events: p.extra_of(index).events,
+        events: extra.events,
         calls: p.calls_of(b).to_vec(),
         successors: p.successors_of(b).to_vec(),
-        probes: p.probes_of(index).iter().map(|s| (p.probe_ids_of(s).to_vec(), p.probe_nodes_of(s).to_vec())).collect(),
+        probes: p
+            .probes_of(&extra)
+            .iter()
+            .map(|s| (p.probe_ids_of(s).to_vec(), p.probe_nodes_of(s).to_vec()))
+            .collect(),
     }
-}
-
-/// `f`'s blocks in `p`, each with its index in `p`'s blocks.
-fn indexed_blocks<'p>(p: &'p Profile<'_>, f: &Function<'_>) -> impl Iterator<Item = (usize, &'p Block)> {
-    let first = f.blocks.start as usize;
-    p.blocks_of(f).iter().enumerate().map(move |(i, b)| (first.wrapping_add(i), b))
 }
 
 /// Merges profiles as merge-fdata does.
@@ -116,7 +115,7 @@ pub fn merge<'a>(inputs: &[Profile<'a>]) -> Result<Profile<'a>, MergeError> {
                     by_name.insert(f.name.clone(), merged.len());
                     merged.push(MergedFunction {
                         function: f.clone(),
-                        blocks: indexed_blocks(p, f).map(|(i, b)| merged_block(p, b, i)).collect(),
+                        blocks: p.indexed_blocks_of(f).map(|(i, b)| merged_block(p, b, i)).collect(),
                         inline_tree: p.inline_tree_of(f).to_vec(),
                     });
                 }
@@ -159,10 +158,10 @@ pub fn merge<'a>(inputs: &[Profile<'a>]) -> Result<Profile<'a>, MergeError> {
                     inline_nodes: Span::since(n, &out.probe_nodes),
                 });
             }
-            let probes = Span::since(at, &out.probes);
-            if mb.events != 0 || probes.len > 0 {
-                let block = u32::try_from(out.blocks.len()).unwrap_or(u32::MAX);
-                out.block_extras.push(BlockExtra { block, events: mb.events, probes });
+            let block = u32::try_from(out.blocks.len()).unwrap_or(u32::MAX);
+            let extra = BlockExtra { block, events: mb.events, probes: Span::since(at, &out.probes) };
+            if !extra.is_empty() {
+                out.block_extras.push(extra);
             }
             out.blocks.push(b);
         }
@@ -245,7 +244,7 @@ fn merge_function(
         return Err(mismatch(input, f, Some(b.index), "bad basic block index"));
     }
     let mut by_index: HashMap<u32, (usize, &Block)> = HashMap::with_capacity(blocks.len());
-    for (i, b) in indexed_blocks(p, f) {
+    for (i, b) in p.indexed_blocks_of(f) {
         by_index.insert(b.index, (i, b));
     }
     for mb in &mut m.blocks {

@@ -178,6 +178,13 @@ pub struct BlockExtra {
     pub probes: Span,
 }
 
+impl BlockExtra {
+    /// Neither events nor probes: a block that needs no entry.
+    pub fn is_empty(&self) -> bool {
+        self.events == 0 && self.probes.len == 0
+    }
+}
+
 /// A call made from a block (`CallSiteInfo`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallSite {
@@ -329,6 +336,13 @@ impl<'a> Profile<'a> {
         self.blocks.get(function.blocks.range()).unwrap_or_default()
     }
 
+    /// `blocks_of(function)`, each with its index in `blocks` (what
+    /// [`Profile::extra_of`] takes).
+    pub fn indexed_blocks_of(&self, function: &Function<'_>) -> impl Iterator<Item = (usize, &Block)> {
+        let first = function.blocks.start as usize;
+        self.blocks_of(function).iter().enumerate().map(move |(i, b)| (first.wrapping_add(i), b))
+    }
+
     pub fn calls_of(&self, block: &Block) -> &[CallSite] {
         self.calls.get(block.calls.range()).unwrap_or_default()
     }
@@ -343,9 +357,9 @@ impl<'a> Profile<'a> {
         self.block_extras.get(at).filter(|e| e.block as usize == block).copied().unwrap_or_default()
     }
 
-    /// The probe sets of block `block` (an index into `blocks`).
-    pub fn probes_of(&self, block: usize) -> &[ProbeSet] {
-        self.probes.get(self.extra_of(block).probes.range()).unwrap_or_default()
+    /// The probe sets of the block `extra` is of.
+    pub fn probes_of(&self, extra: &BlockExtra) -> &[ProbeSet] {
+        self.probes.get(extra.probes.range()).unwrap_or_default()
     }
 
     pub fn inline_tree_of(&self, function: &Function<'_>) -> &[InlineTreeNode] {

@@ -149,9 +149,8 @@ impl Writer {
         if !blocks.is_empty() {
             self.push(b"    blocks:");
             self.newline();
-            let first = f.blocks.start as usize;
-            for (i, b) in blocks.iter().enumerate() {
-                self.block(p, b, first.wrapping_add(i));
+            for (i, b) in p.indexed_blocks_of(f) {
+                self.block(p, b, i);
             }
         }
         let tree = p.inline_tree_of(f);
@@ -195,7 +194,7 @@ impl Writer {
             self.list(successors, Writer::successor);
             self.newline();
         }
-        let probes = p.probes_of(index);
+        let probes = p.probes_of(&extra);
         if !probes.is_empty() {
             self.key(8, "probes");
             self.list(probes, |w, s| w.probe_set(p, s));
