@@ -192,7 +192,7 @@ pub(super) fn plain_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
 }
 
 /// `plain_counts` a digit at a time: any spelling it takes.
-fn decimal_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
+pub(super) fn decimal_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
     let (mispredicted, at) = plain_decimal(tail, 0, b' ')?;
     let (count, len) = plain_decimal(tail, at, b'\n')?;
     Some(([mispredicted, count], len))
@@ -204,7 +204,7 @@ fn decimal_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
 /// The digits are found and summed in one 64-bit word, without a branch on each:
 /// their number varies from line to line, and a loop's exit was mispredicted.
 #[inline(always)]
-fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
+pub(super) fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
     let (Some(b"0 "), Some(word)) = (tail.first_chunk::<2>(), tail.get(2..).and_then(|t| t.first_chunk::<8>())) else {
         return None;
     };

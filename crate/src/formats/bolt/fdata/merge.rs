@@ -15,7 +15,7 @@ use core::fmt;
 use core::hash::BuildHasher;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
-use super::decode::{plain_counts, read_into, Header, Record, Sink};
+use super::decode::{decimal_counts, read_into, zero_and_count, Header, Record, Sink};
 use super::write::{write_branch, write_header, write_samples_and_memory};
 use super::{Branch, Fdata, Location, MemoryAccess, Sample, SymbolKind};
 use crate::error::{Error, Result as DecodeResult};
@@ -710,7 +710,7 @@ fn starts_with(line: &[u8], text: &[u8]) -> bool {
 /// before, then plain counts): their counts added, where they end, how many, and
 /// the last one's index. A loop of its own, over the branches alone: a line
 /// matched here costs no look-up at all.
-#[inline(always)]
+#[inline(never)]
 fn follow(known: &mut [KnownBranch<'_>], rest: &[u8], mut len: usize, mut at: usize) -> (usize, u64, usize) {
     let (mut lines, mut last) = (0u64, NONE);
     while let (Some(k), Some(line)) = (known.get_mut(at), rest.get(len..)) {
@@ -721,14 +721,32 @@ fn follow(known: &mut [KnownBranch<'_>], rest: &[u8], mut len: usize, mut at: us
             break;
         }
         let Some(tail) = line.get(text.len()..) else { break };
-        let Some(([mispredicted, count], used)) = plain_counts(tail) else { break };
-        k.add([count, mispredicted]);
+        // `plain_counts`, with the commonest spelling's mispredictions (none) not
+        // added.
+        let used = if let Some(([_, count], used)) = zero_and_count(tail) {
+            k.sums[0] = k.sums[0].saturating_add(count);
+            used
+        } else if let Some(used) = add_decimal_counts(k, tail) {
+            used
+        } else {
+            break;
+        };
         len = len.wrapping_add(text.len()).wrapping_add(used);
         lines = lines.wrapping_add(1);
         last = at;
         at = k.follower;
     }
     (len, lines, last)
+}
+
+/// `follow`'s rare spellings (mispredictions, counts of eight digits or more) out
+/// of its loop: their counts added to `k`, and their length.
+#[cold]
+#[inline(never)]
+fn add_decimal_counts(k: &mut KnownBranch<'_>, tail: &[u8]) -> Option<usize> {
+    let ([mispredicted, count], used) = decimal_counts(tail)?;
+    k.add([count, mispredicted]);
+    Some(used)
 }
 
 /// How far ahead of the line and of its text `follow` prefetches (`read::prefetch`).
