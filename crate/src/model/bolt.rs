@@ -139,10 +139,9 @@ impl Cfg {
 /// "CFG flow conservation gap ... (weighted) ... (worst)").
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowGaps {
-    /// Per block, 1 − min / max over its in-flow, out-flow and call counts; None
-    /// for the blocks the stats leave out (entries, exits, landing pads, blocks
-    /// never run).
-    pub blocks: Vec<Option<f64>>,
+    /// Per block, 1 − min / max over its in-flow, out-flow and call counts, or why
+    /// the stats leave it out (entries, exits, blocks never run, ...).
+    pub blocks: Vec<Result<f64, GapLeftOut>>,
     /// The mean gap weighted by ln(count × instructions).
     pub weighted: f64,
     /// The largest gap of a block counted more than [`WORST_GAP_MIN_COUNT`] times.
@@ -196,12 +195,14 @@ impl Cfg {
     /// known from the binary's LSDAs), and so are blocks ending in a call to their
     /// own function (known from the binary too: without it, such a block counts).
     pub fn flow_gaps(&self) -> FlowGaps {
-        let mut out = FlowGaps { blocks: alloc::vec![None; self.blocks.len()], ..FlowGaps::default() };
+        let mut out =
+            FlowGaps { blocks: alloc::vec![Err(GapLeftOut::OneBlock); self.blocks.len()], ..FlowGaps::default() };
         let flow = self.flow();
         let (mut weighted_sum, mut weight_sum) = (0.0f64, 0.0f64);
         for (i, (b, slot)) in self.blocks.iter().zip(out.blocks.iter_mut()).enumerate() {
             let Ok(index) = u32::try_from(i) else { break };
-            if self.gap_left_out(index).is_some() {
+            if let Some(why) = self.gap_left_out(index) {
+                *slot = Err(why);
                 continue;
             }
             let instructions = b.instructions.unwrap_or(1);
@@ -220,7 +221,7 @@ impl Cfg {
                 min = min.min(total);
             }
             let gap = if max > 0 { 1.0 - min as f64 / max as f64 } else { 0.0 };
-            *slot = Some(gap);
+            *slot = Ok(gap);
             let weight = libm::log(b.exec_count as f64 * f64::from(instructions));
             weighted_sum += gap * weight;
             weight_sum += weight;

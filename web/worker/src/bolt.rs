@@ -403,7 +403,8 @@ impl BoltView {
                 })
                 .collect();
             let (inflow, outflow) = flow.get(i).copied().unwrap_or_default();
-            let gap = gaps.blocks.get(i).copied().flatten();
+            let gap = gaps.blocks.get(i).copied();
+            let (gap, not_counted) = (gap.and_then(Result::ok), gap.and_then(Result::err));
             let index = u32::try_from(i).unwrap_or(u32::MAX);
             let code = code.get(i).cloned().unwrap_or_default();
             let lines = block_lines(index, b.offset, b.exec_count, b.instructions, &calls, &code);
@@ -418,7 +419,7 @@ impl BoltView {
                 inflow,
                 outflow,
                 gap,
-                not_counted: cfg.gap_left_out(index).map(|why| String::from(why.reason())),
+                not_counted: not_counted.map(|why| String::from(why.reason())),
                 flagged: gap.is_some_and(|g| g >= CFG_FLAG_GAP),
                 lines,
                 code,
