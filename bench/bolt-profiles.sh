@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The BOLT profile benchmarks: pgolens against BOLT 22's own tools (Debian's
-# bolt-22), on the same large files, in the same run, interleaved; median of RUNS
-# (default 3) wall times and peak RSS (/usr/bin/time):
+# bolt-22), on the same large files, in the same run: each comparison pgolens and
+# the reference in turn, round after round; the median of RUNS (default 3) wall
+# times (FAST_ROUNDS, default 31, for the 40 ms fdata merge) and the peak RSS of
+# one more run each (/usr/bin/time):
 #
 #   merge fdata   pgolens merge A.fdata B.fdata ... -o OUT   vs  merge-fdata A.fdata B.fdata ... > OUT
 #   merge YAML    pgolens merge A.yaml B.yaml ... -o OUT     vs  merge-fdata A.yaml B.yaml ... > OUT
@@ -57,27 +59,50 @@ mapfile -t yaml < <(seq -f 'yaml/%g.yaml' 1 "$(cat yaml/count)")
 size_mb() { du -cb "$@" | tail -1 | awk '{printf "%.1f", $1 / 1048576}'; }
 lines() { cat "$@" | wc -l; }
 
-# time_one NAME CMD...: one run, wall seconds and peak RSS (KB) appended to out/NAME.
-# The wall time is bash's clock around /usr/bin/time (whose own %e counts in
-# hundredths: too coarse for a merge of 0.07 s); /usr/bin/time gives the RSS.
+# time_one NAME CMD...: one run of the bare command, its wall time (bash's clock)
+# appended to out/NAME.times. rss_one NAME CMD...: one run under /usr/bin/time,
+# its peak RSS (KB) in out/NAME.rss (kept apart: /usr/bin/time's own fork and wait
+# weigh on a 40 ms command).
+run_to() {
+  local name=$1; shift
+  "$@" > "$out/$name.stdout" 2> "$out/$name.stderr" || { echo "$name failed:" >&2; cat "$out/$name.stderr" >&2; exit 1; }
+}
 time_one() {
   local name=$1 start end; shift
   start=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$out/time" "$@" > "$out/$name.stdout" 2> "$out/$name.stderr" \
-    || { echo "$name failed:" >&2; cat "$out/$name.stderr" >&2; exit 1; }
+  run_to "$name" "$@"
   end=$EPOCHREALTIME
-  echo "$(awk -v s="$start" -v e="$end" 'BEGIN {printf "%.4f", e - s}') $(tail -1 "$out/time")" >> "$out/$name.times"
+  awk -v s="$start" -v e="$end" 'BEGIN {printf "%.4f\n", e - s}' >> "$out/$name.times"
+}
+rss_one() {
+  local name=$1; shift
+  run_to "$name" /usr/bin/time -f '%M' -o "$out/$name.rss" "$@"
 }
 median() { sort -n | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'; }
-rm -f "$out"/*.times
-for _ in $(seq "$runs"); do
-  time_one merge-fdata.pgolens "$pgolens" merge "${fdata[@]}" -o "$out/merged.pgolens.fdata"
-  time_one merge-fdata.ref "$bin/merge-fdata" "${fdata[@]}"
-  time_one merge-yaml.pgolens "$pgolens" merge "${yaml[@]}" -o "$out/merged.pgolens.yaml"
-  time_one merge-yaml.ref "$bin/merge-fdata" "${yaml[@]}"
-  time_one preagg.pgolens "$pgolens" export big.preagg --to fdata --binary sqlite-bench -o "$out/preagg.pgolens.fdata"
-  time_one preagg.ref "$bin/perf2bolt" --pa -p big.preagg -o "$out/preagg.ref.fdata" sqlite-bench
-done
+rm -f "$out"/*.times "$out"/*.rss
+# Each comparison is timed on its own, pgolens and the reference in turn, round
+# after round, so that neither follows the other comparisons' large processes
+# (perf2bolt's 480 MB). The fdata merge takes 40 ms: it gets FAST_ROUNDS rounds
+# (default 31) for a stable median, the others RUNS.
+fast_rounds=${FAST_ROUNDS:-31}
+[ "$fast_rounds" -ge "$runs" ] || fast_rounds=$runs
+compare() {
+  local what=$1 rounds=$2; shift 2
+  local ours=() ref=()
+  while [ "$1" != -- ]; do ours+=("$1"); shift; done
+  shift
+  ref=("$@")
+  rss_one "$what.pgolens" "${ours[@]}"
+  rss_one "$what.ref" "${ref[@]}"
+  for _ in $(seq "$rounds"); do
+    time_one "$what.pgolens" "${ours[@]}"
+    time_one "$what.ref" "${ref[@]}"
+  done
+}
+compare merge-fdata "$fast_rounds" "$pgolens" merge "${fdata[@]}" -o "$out/merged.pgolens.fdata" -- "$bin/merge-fdata" "${fdata[@]}"
+compare merge-yaml "$runs" "$pgolens" merge "${yaml[@]}" -o "$out/merged.pgolens.yaml" -- "$bin/merge-fdata" "${yaml[@]}"
+compare preagg "$runs" "$pgolens" export big.preagg --to fdata --binary sqlite-bench -o "$out/preagg.pgolens.fdata" \
+  -- "$bin/perf2bolt" --pa -p big.preagg -o "$out/preagg.ref.fdata" sqlite-bench
 
 # Do the outputs agree?
 same_lines() { diff <(sort "$1") <(sort "$2") > "$out/diff" && echo yes || echo no; }
@@ -93,14 +118,14 @@ printf '\ninputs (in %s):\n' "$dir"
 printf '  fdata: %d files (runs), %s MB, %d lines\n' "${#fdata[@]}" "$(size_mb "${fdata[@]}")" "$(lines "${fdata[@]}")"
 printf '  YAML:  %d files (runs), %s MB, %d lines\n' "${#yaml[@]}" "$(size_mb "${yaml[@]}")" "$(lines "${yaml[@]}")"
 printf '  pre-aggregated: big.preagg (%s runs), %s MB, %d lines\n' "$(cat preagg.count)" "$(size_mb big.preagg)" "$(lines big.preagg)"
-printf '\nmedian of %d interleaved runs:\n' "$runs"
+printf '\nmedian of %d interleaved runs (the fdata merge: %d):\n' "$runs" "$fast_rounds"
 printf '%-12s %10s %10s %7s %12s %12s  %s\n' what pgolens_s ref_s ratio pgolens_MiB ref_MiB 'outputs agree'
-json='{"runs":'$runs
+json='{"runs":'$runs',"fast_rounds":'$fast_rounds
 for what in merge-fdata merge-yaml preagg; do
-  ours_s=$(awk '{print $1}' "$out/$what.pgolens.times" | median)
-  ref_s=$(awk '{print $1}' "$out/$what.ref.times" | median)
-  ours_m=$(awk '{print $2}' "$out/$what.pgolens.times" | median)
-  ref_m=$(awk '{print $2}' "$out/$what.ref.times" | median)
+  ours_s=$(median < "$out/$what.pgolens.times")
+  ref_s=$(median < "$out/$what.ref.times")
+  ours_m=$(tail -1 "$out/$what.pgolens.rss")
+  ref_m=$(tail -1 "$out/$what.ref.rss")
   ratio=$(awk -v a="$ours_s" -v b="$ref_s" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')
   case $what in
     merge-fdata) agree=$agree_fdata; ref_name=merge-fdata ;;
