@@ -195,14 +195,13 @@ impl Cfg {
     /// known from the binary's LSDAs), and so are blocks ending in a call to their
     /// own function (known from the binary too: without it, such a block counts).
     pub fn flow_gaps(&self) -> FlowGaps {
-        let mut out =
-            FlowGaps { blocks: alloc::vec![Err(GapLeftOut::OneBlock); self.blocks.len()], ..FlowGaps::default() };
+        let mut out = FlowGaps { blocks: Vec::with_capacity(self.blocks.len()), ..FlowGaps::default() };
         let flow = self.flow();
         let (mut weighted_sum, mut weight_sum) = (0.0f64, 0.0f64);
-        for (i, (b, slot)) in self.blocks.iter().zip(out.blocks.iter_mut()).enumerate() {
+        for (i, b) in self.blocks.iter().enumerate() {
             let Ok(index) = u32::try_from(i) else { break };
             if let Some(why) = self.gap_left_out(index) {
-                *slot = Err(why);
+                out.blocks.push(Err(why));
                 continue;
             }
             let instructions = b.instructions.unwrap_or(1);
@@ -221,7 +220,7 @@ impl Cfg {
                 min = min.min(total);
             }
             let gap = if max > 0 { 1.0 - min as f64 / max as f64 } else { 0.0 };
-            *slot = Ok(gap);
+            out.blocks.push(Ok(gap));
             let weight = libm::log(b.exec_count as f64 * f64::from(instructions));
             weighted_sum += gap * weight;
             weight_sum += weight;
