@@ -36,18 +36,46 @@ pub fn push_signed(out: &mut Vec<u8>, value: i64) {
 }
 
 pub fn push_hex(out: &mut Vec<u8>, value: u64, alphabet: &[u8; 16]) {
+    // As `push_unsigned`: digits fill the array from its end, then one copy.
     let mut digits = [0u8; 16];
     let mut n = value;
-    let mut len = 0usize;
-    loop {
-        if let Some(d) = digits.get_mut(len) {
-            *d = alphabet.get((n & 0xf) as usize).copied().unwrap_or(b'0');
-        }
-        len = len.saturating_add(1);
+    let mut start = digits.len();
+    for d in digits.iter_mut().rev() {
+        *d = alphabet.get((n & 0xf) as usize).copied().unwrap_or(b'0');
+        start = start.saturating_sub(1);
         n >>= 4;
-        if n == 0 || len >= digits.len() {
+        if n == 0 {
             break;
         }
     }
-    out.extend(digits.iter().take(len).rev());
+    out.extend_from_slice(digits.get(start..).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        let mut values = alloc::vec![0u64, 1, 9, 10, 15, 16, 255, 256, 4095, 4096, u64::MAX, u64::MAX - 1, 1 << 63];
+        values.extend((0..64).map(|b| 1u64 << b));
+        values.extend((1..64).map(|b| (1u64 << b) - 1));
+        values.extend((1..20).map(|d| 10u64.pow(d) - 1));
+        for v in values {
+            let mut out = b"x".to_vec();
+            push_hex(&mut out, v, LOWER);
+            assert_eq!(out, format!("x{v:x}").as_bytes(), "{v}");
+            out.clear();
+            push_hex(&mut out, v, UPPER);
+            assert_eq!(out, format!("{v:X}").as_bytes(), "{v}");
+            out.clear();
+            push_unsigned(&mut out, v);
+            assert_eq!(out, format!("{v}").as_bytes(), "{v}");
+            out.clear();
+            let signed = v as i64;
+            push_signed(&mut out, signed);
+            assert_eq!(out, format!("{signed}").as_bytes(), "{v}");
+        }
+    }
 }
