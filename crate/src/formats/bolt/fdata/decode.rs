@@ -201,31 +201,39 @@ pub(super) fn decimal_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
 /// `0 COUNT\n` at the start of `tail` with a count of one to seven digits (the
 /// commonest counts, never mispredicted), with the eight bytes after the `0 ` at
 /// hand: `[0, COUNT]` and the length with the newline; `None` for anything else.
+#[inline(always)]
+pub(super) fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
+    let (count, len) = zero_and_count_in(tail.first_chunk::<10>()?)?;
+    Some(([0, count], len))
+}
+
+/// `zero_and_count` of the ten bytes it reads: the count and the length.
 /// The digits are found and summed in one 64-bit word, without a branch on each:
 /// their number varies from line to line, and a loop's exit was mispredicted.
 #[inline(always)]
-pub(super) fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
-    let (Some(b"0 "), Some(word)) = (tail.first_chunk::<2>(), tail.get(2..).and_then(|t| t.first_chunk::<8>())) else {
-        return None;
-    };
-    let word = u64::from_le_bytes(*word);
+pub(super) fn zero_and_count_in(tail: &[u8; 10]) -> Option<(i64, usize)> {
+    let [b'0', b' ', word @ ..] = *tail else { return None };
+    let word = u64::from_le_bytes(word);
     // Each byte less '0' (a digit is 0 to 9); a byte's high bit in `others` marks one
     // that is not a digit (adding 0x76 carries into bit 7 from 10 up). A carry
     // out of a byte only reaches bytes after it, so the lowest mark is exact.
     let values = word ^ 0x3030_3030_3030_3030;
     let others = (values.wrapping_add(0x7676_7676_7676_7676) | values) & 0x8080_8080_8080_8080;
     let digits = others.trailing_zeros() / 8;
-    // One to seven digits, then the newline (eight would leave no room for it).
-    if digits == 0 || word.to_le_bytes().get(digits as usize) != Some(&b'\n') {
+    // One to seven digits, then the newline (eight would leave no room for it: the
+    // shift past the word gives no newline).
+    let after = word.checked_shr(digits.wrapping_mul(8)).unwrap_or(0) & 0xFF;
+    if digits == 0 || after != u64::from(b'\n') {
         return None;
     }
     // The digits moved up to the top bytes (zeros before them), then summed in
-    // pairs, fours and eights.
+    // pairs, fours and eights (each digit's byte holds its value alone: nothing to
+    // mask before the first sum).
     let n = values.wrapping_shl(64u32.wrapping_sub(digits.wrapping_mul(8)));
-    let n = (n & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561) >> 8;
+    let n = n.wrapping_mul(2561) >> 8;
     let n = (n & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601) >> 16;
     let n = (n & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32;
-    Some(([0, n as i64], (digits as usize).wrapping_add(3)))
+    Some((n as i64, (digits as usize).wrapping_add(3)))
 }
 
 /// One to 18 digits (no overflow) from `start`, then `end`: their value, and where

@@ -15,7 +15,7 @@ use core::fmt;
 use core::hash::BuildHasher;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
-use super::decode::{decimal_counts, read_into, zero_and_count, Header, Record, Sink};
+use super::decode::{decimal_counts, read_into, zero_and_count, zero_and_count_in, Header, Record, Sink};
 use super::write::{write_branch, write_header, write_samples_and_memory};
 use super::{Branch, Fdata, Location, MemoryAccess, Sample, SymbolKind};
 use crate::error::{Error, Result as DecodeResult};
@@ -128,6 +128,10 @@ pub struct Merger<'a> {
     first_branch: usize,
     /// The last branch matched in the input being read.
     previous: Option<usize>,
+    /// Whether the last line read was a branch seen for the first time: the line
+    /// after one most often is too (a first input is all new, and a later one adds
+    /// runs of them), and is decoded without being looked up by its text first.
+    previous_new: bool,
     /// The merged branches (their indexes) by their `text`, for a line that is not
     /// the guess; hashed by `text_hash`.
     by_text: HashTable<usize>,
@@ -206,6 +210,7 @@ impl<'a> Merger<'a> {
             text_hash: DefaultHashBuilder::default(),
             missed: None,
             previous: None,
+            previous_new: false,
             samples: HashMap::default(),
             memory: HashMap::default(),
         }
@@ -236,6 +241,7 @@ impl<'a> Merger<'a> {
         self.index_all();
         self.part = part.min(255) as u64;
         self.previous = None;
+        self.previous_new = false;
         if self.known.is_empty() {
             // Every record of a first input is new: its tables are made once, not
             // grown (and rehashed) a record at a time.
@@ -544,6 +550,9 @@ impl<'a> Merger<'a> {
             if run > 0 {
                 (len, lines) = (end, lines.saturating_add(run));
                 self.previous = Some(last);
+                self.previous_new = false;
+            } else if self.previous_new {
+                break;
             }
             let Some(line) = rest.get(len..) else { break };
             let Some(at) = self.ahead(line).or_else(|| self.known_by_text(line)) else { break };
@@ -617,7 +626,9 @@ impl<'a> Merger<'a> {
         let [f0, f1] = self.key(&b.from);
         let [t0, t1] = self.key(&b.to);
         let key = [f0, f1, t0, t1];
-        let at = match self.find_key(key) {
+        let found = self.find_key(key);
+        self.previous_new = found.is_err();
+        let at = match found {
             Ok(at) => at,
             Err(hash) => {
                 let at = self.known.len();
@@ -712,42 +723,77 @@ fn starts_with(line: &[u8], text: &[u8]) -> bool {
 /// matched here costs no look-up at all. Not inlined: in the merger's loop its
 /// registers spilled to the stack.
 #[inline(never)]
-fn follow(known: &mut [KnownBranch<'_>], rest: &[u8], mut len: usize, mut at: usize) -> (usize, u64, usize) {
+fn follow(known: &mut [KnownBranch<'_>], rest: &[u8], len: usize, mut at: usize) -> (usize, u64, usize) {
     let (mut lines, mut last) = (0u64, NONE);
-    while let (Some(k), Some(line)) = (known.get_mut(at), rest.get(len..)) {
+    let Some(mut line) = rest.get(len..) else { return (len, 0, NONE) };
+    while let Some(k) = known.get_mut(at) {
         let text = k.text;
         prefetch(text, TEXT_AHEAD);
         prefetch(line, LINE_AHEAD);
-        if text.is_empty() || !starts_with(line, text) {
-            break;
-        }
-        let Some(tail) = line.get(text.len()..) else { break };
-        // `plain_counts`, with the commonest spelling's mispredictions (none) not
-        // added.
-        let used = if let Some(([_, count], used)) = zero_and_count(tail) {
-            k.sums[0] = k.sums[0].saturating_add(count);
-            used
-        } else if let Some(used) = add_decimal_counts(k, tail) {
-            used
-        } else {
-            break;
+        let used = match common_line(line, text) {
+            Some((count, used)) => {
+                k.sums[0] = k.sums[0].saturating_add(count);
+                used
+            }
+            None => match other_line(k, line) {
+                Some(used) => used,
+                None => break,
+            },
         };
-        len = len.wrapping_add(text.len()).wrapping_add(used);
+        let Some(next) = line.get(used..) else { break };
+        line = next;
         lines = lines.wrapping_add(1);
         last = at;
         at = k.follower;
     }
-    (len, lines, last)
+    (rest.len().wrapping_sub(line.len()), lines, last)
 }
 
-/// `follow`'s rare spellings (mispredictions, counts of eight digits or more) out
-/// of its loop: their counts added to `k`, and their length.
+/// The commonest line of `follow`: `text` of 32 to 64 bytes, then `0 COUNT\n`
+/// (`zero_and_count`), with ten bytes after the text at hand. Its count and
+/// length, or `None` for any other line. One bounds check for all of it, and the
+/// text compared as its first and last 32 bytes at once.
+#[inline(always)]
+fn common_line(line: &[u8], text: &[u8]) -> Option<(i64, usize)> {
+    let n = text.len();
+    if !(32..=64).contains(&n) {
+        return None;
+    }
+    let (head, tail) = line.get(..n.wrapping_add(10))?.split_at_checked(n)?;
+    let (a, b) = (head.first_chunk::<32>()?, text.first_chunk::<32>()?);
+    let (y, z) = (head.last_chunk::<32>()?, text.last_chunk::<32>()?);
+    if !((a == b) & (y == z)) {
+        return None;
+    }
+    let (count, used) = zero_and_count_in(tail.first_chunk::<10>()?)?;
+    Some((count, n.wrapping_add(used)))
+}
+
+/// `follow` of a line that is not `common_line`: if it is merged branch `k`, its
+/// counts added and its length. Out of `follow`'s loop, so that the registers
+/// of its rare cases are not taken from the common one.
 #[cold]
 #[inline(never)]
-fn add_decimal_counts(k: &mut KnownBranch<'_>, tail: &[u8]) -> Option<usize> {
-    let ([mispredicted, count], used) = decimal_counts(tail)?;
-    k.add([count, mispredicted]);
-    Some(used)
+fn other_line(k: &mut KnownBranch<'_>, line: &[u8]) -> Option<usize> {
+    let text = k.text;
+    if text.is_empty() || !starts_with(line, text) {
+        return None;
+    }
+    let tail = line.get(text.len()..)?;
+    // `plain_counts`, with the commonest spelling's mispredictions (none) not
+    // added.
+    let used = match zero_and_count(tail) {
+        Some(([_, count], used)) => {
+            k.sums[0] = k.sums[0].saturating_add(count);
+            used
+        }
+        None => {
+            let ([mispredicted, count], used) = decimal_counts(tail)?;
+            k.add([count, mispredicted]);
+            used
+        }
+    };
+    Some(text.len().wrapping_add(used))
 }
 
 /// How far ahead of the line and of its text `follow` prefetches (`read::prefetch`).
@@ -970,6 +1016,38 @@ mod tests {
                 }
                 text.push(b'!');
                 assert_eq!(starts_with(line, &text), line.starts_with(&text), "{n} {len} longer");
+            }
+        }
+    }
+
+    #[test]
+    fn follow_reads_every_line_as_the_field_reader_does() {
+        // Texts on both sides of `common_line`'s 32 to 64 bytes, and counts in its
+        // spelling and in others (mispredictions, eight digits, a leading zero, a
+        // line cut short, no counts).
+        let name: Vec<u8> = (0..100u8).map(|i| b'a' + i % 26).collect();
+        let tails =
+            ["0 1\n", "0 9876543\n", "0 12345678\n", "7 1\n", "0 01\n", "0 1\n1 f 0 1 f 4 0 1\n", "0 1 \n", "0 x\n"];
+        // A text is the name and eleven bytes: 31, 32, 64 and 65 bytes at 20 to 54.
+        for n in [1, 20, 21, 22, 36, 52, 53, 54, 80, 90] {
+            let text = [&b"1 "[..], &name[..n], b" 0 1 f 4 "].concat();
+            for tail in tails {
+                let line = [&text[..], tail.as_bytes()].concat();
+                let expected = decimal_counts(&line[text.len()..]).map(|([m, c], used)| (text.len() + used, [c, m]));
+                let mut known = [KnownBranch { key: [0; 4], text: &text, follower: NONE, sums: [0, 0] }];
+                let (len, lines, last) = follow(&mut known, &line, 0, 0);
+                match expected {
+                    Some((end, sums)) => {
+                        assert_eq!((len, lines, last, known[0].sums), (end, 1, 0, sums), "{n} {tail:?}")
+                    }
+                    None => assert_eq!((len, lines), (0, 0), "{n} {tail:?}"),
+                }
+                // A line that differs from the text anywhere is not this branch.
+                for at in 0..text.len() {
+                    let mut other = line.clone();
+                    other[at] ^= 0x20;
+                    assert_eq!(follow(&mut known, &other, 0, 0).1, 0, "{n} {tail:?} {at}");
+                }
             }
         }
     }
