@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Wall times of commands run in turn, round after round (so that a slow spell of
 # a shared VM hits them all alike), then each one's median, least and most, and
-# its time over the last command's in the same round (median and range):
+# its time over the last command's in the same round (median and range). Each
+# round starts one command further on, so that no command always runs right
+# after the same other one (the second of two builds of pgolens run after
+# merge-fdata took 1 ms longer than the first, whichever build it was):
 #
 #   bench/interleave.sh ROUNDS 'CMD A' 'CMD B' ... 'REFERENCE CMD'
 #
@@ -13,14 +16,15 @@ shift
 [ $# -ge 1 ] || { echo "usage: bench/interleave.sh ROUNDS CMD... REFERENCE" >&2; exit 2; }
 times=$(mktemp)
 trap 'rm -f "$times"' EXIT
+cmds=("$@")
 for round in $(seq "$rounds"); do
-  i=0
-  for cmd in "$@"; do
+  for k in $(seq 0 $(($# - 1))); do
+    i=$(((round + k) % $#))
+    cmd=${cmds[$i]}
     start=$EPOCHREALTIME
     bash -c "$cmd" > /dev/null 2>&1 || { echo "failed: $cmd" >&2; exit 1; }
     end=$EPOCHREALTIME
     echo "$round $i $start $end" >> "$times"
-    i=$((i + 1))
   done
 done
 python3 - "$times" <<'PY'
