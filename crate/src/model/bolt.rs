@@ -235,7 +235,7 @@ impl Cfg {
 
     /// Why llvm-bolt's flow conservation stats leave `block` out, in the order
     /// they check; None when they count it (or there is no such block).
-    pub fn gap_left_out(&self, block: u32) -> Option<GapLeftOut> {
+    fn gap_left_out(&self, block: u32) -> Option<GapLeftOut> {
         let b = self.blocks.get(block as usize)?;
         let ran = |pad: &u32| self.blocks.get(*pad as usize).is_some_and(|p| p.exec_count > 0);
         Some(if self.blocks.len() <= 1 {
