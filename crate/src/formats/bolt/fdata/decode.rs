@@ -202,7 +202,7 @@ pub(super) fn decimal_counts(tail: &[u8]) -> Option<([i64; 2], usize)> {
 /// commonest counts, never mispredicted), with the eight bytes after the `0 ` at
 /// hand: `[0, COUNT]` and the length with the newline; `None` for anything else.
 #[inline(always)]
-pub(super) fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
+fn zero_and_count(tail: &[u8]) -> Option<([i64; 2], usize)> {
     let (count, len) = zero_and_count_in(tail.first_chunk::<10>()?)?;
     Some(([0, count], len))
 }
