@@ -203,7 +203,8 @@ fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
 /// each thread reads a consecutive run of whole inputs. Either way the mergers are
 /// then absorbed in order. Errors are those of decoding every input, then merging
 /// them, in order: the first input that fails to decode, else the first merge
-/// error.
+/// error. Once the threads are done, another thread drops the inputs' pages
+/// (`release`) while the merge is absorbed and written.
 fn merge_fdata<'f>(
     files: &'f [memmap2::Mmap],
     inputs: &[&str],
@@ -224,10 +225,15 @@ fn merge_fdata<'f>(
             .collect();
         // A failure is reported as the whole inputs read in runs report it (its
         // line counted from the input's start).
-        if let Ok(merged) = merge_units(units, first, inputs) {
-            if merged.write(out).is_ok() {
-                return Ok(());
-            }
+        let written = std::thread::scope(|scope| {
+            let merged = merge_units(units, first, inputs, || {
+                // Best effort: without a thread, the pages are unmapped at the end.
+                let _ = std::thread::Builder::new().spawn_scoped(scope, || release(files));
+            })?;
+            merged.write(out).map_err(|e| e.to_string())
+        });
+        if written.is_ok() {
+            return Ok(());
         }
         out.clear();
     }
@@ -235,7 +241,7 @@ fn merge_fdata<'f>(
     let runs = split(&sizes, threads.min(files.len()).max(1));
     let whole = |input: usize| Some(Unit { input, part: 0, parts: 1, data: files.get(input)? });
     let units = runs.into_iter().map(|run| run.filter_map(whole).collect()).collect();
-    let merged = merge_units(units, first, inputs)?;
+    let merged = merge_units(units, first, inputs, || ())?;
     merged.write(out).map_err(|e| match e {
         fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
             format!("{}: {e}", inputs.get(input).unwrap_or(&""))
@@ -251,13 +257,31 @@ struct Unit<'a> {
     data: &'a [u8],
 }
 
+/// Drops the inputs' pages from the process's page tables (`MADV_DONTNEED`), the
+/// maps kept. Run beside the merge's absorbing and writing, it takes most of the
+/// unmapping's work (about 5 ms for 100 MB on the development VM, on one core,
+/// after the output was written) off the merge's last steps. The few bytes read
+/// after it (texts and names the merger borrows) are faulted back in from the
+/// page cache. Last input first: the first inputs hold most of those bytes.
+fn release(files: &[memmap2::Mmap]) {
+    for file in files.iter().rev() {
+        // SAFETY: the maps are read-only maps of files (`MAP_SHARED`): a page
+        // dropped here is the file's bytes again when next read. Best effort: a
+        // failure only leaves the pages mapped.
+        #[cfg(unix)]
+        let _ = unsafe { file.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+    }
+}
+
 /// Each list of units read by a merger on its own thread, the mergers then
 /// absorbed in order: the merge, or the first input that failed to decode (on the
-/// first thread that failed), named from `inputs`.
+/// first thread that failed), named from `inputs`. `joined` is called once every
+/// thread has succeeded, before the mergers are absorbed.
 fn merge_units<'a>(
     units: Vec<Vec<Unit<'a>>>,
     first: Option<(bool, bool)>,
     inputs: &[&str],
+    joined: impl FnOnce(),
 ) -> Result<fdata::Merger<'a>, String> {
     let results = std::thread::scope(|scope| {
         let handles: Vec<_> = units
@@ -280,6 +304,9 @@ fn merge_units<'a>(
             .collect();
         handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
     });
+    if results.iter().all(|r| matches!(r, Ok(Ok(_)))) {
+        joined();
+    }
     let mut merged: Option<fdata::Merger<'_>> = None;
     for result in results {
         let later = result
