@@ -229,10 +229,10 @@ fn merge_fdata<'f>(
             let merged = merge_units(units, first, inputs, || {
                 // Best effort: without a thread, the pages are unmapped at the end.
                 let _ = std::thread::Builder::new().spawn_scoped(scope, || release(files));
-            })?;
-            merged.write(out).map_err(|e| e.to_string())
+            });
+            merged.ok()?.write(out).ok()
         });
-        if written.is_ok() {
+        if written.is_some() {
             return Ok(());
         }
         out.clear();
