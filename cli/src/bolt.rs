@@ -147,7 +147,6 @@ pub fn merge(args: &[String]) -> Result<(), String> {
     if let Some(i) = files.iter().position(|f| f.starts_with(b"---\n") != yaml) {
         return Err(format!("{}: cannot mix YAML and fdata profiles", inputs.get(i).unwrap_or(&"")));
     }
-    let mut out = Vec::new();
     if yaml {
         let profiles = files
             .iter()
@@ -162,9 +161,60 @@ pub fn merge(args: &[String]) -> Result<(), String> {
         eprintln!("pgolens: data for {} unique objects merged", merged.functions.len());
         return emit(output, &yaml::write(&merged, yaml::MERGE_FDATA_WRAP));
     }
-    merge_fdata(&files, &inputs, threads, &mut out)?;
+    let mut text = Chunks { path: output, file: None, closed: false };
+    merge_fdata(&files, &inputs, threads, &mut text)?;
     eprintln!("pgolens: profile from {} files merged", inputs.len());
-    emit(output, &out)
+    text.finish()
+}
+
+/// Where a merge's text goes as it is written, a chunk at a time
+/// (`fdata::Merger::write_in_chunks`): the file `path` names, created at the first
+/// chunk (a merge that fails writes none), or stdout.
+struct Chunks<'p> {
+    path: Option<&'p str>,
+    file: Option<std::fs::File>,
+    /// Stdout was closed (a broken pipe: the reader has what it wanted).
+    closed: bool,
+}
+
+/// The bytes a merge's text is written out by: the buffer holds twice that, so a
+/// long line after the last flush does not grow it.
+const CHUNK: usize = 256 << 10;
+
+impl Chunks<'_> {
+    /// Writes `bytes` out and empties it.
+    fn take(&mut self, bytes: &mut Vec<u8>) -> Result<(), String> {
+        let written = match self.path {
+            Some(path) => {
+                let file = match &mut self.file {
+                    Some(file) => file,
+                    None => self.file.insert(std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?),
+                };
+                file.write_all(bytes).map_err(|e| format!("{path}: {e}"))
+            }
+            None if self.closed => Ok(()),
+            None => match io::stdout().lock().write_all(bytes) {
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                    self.closed = true;
+                    Ok(())
+                }
+                other => other.map_err(io_error),
+            },
+        };
+        bytes.clear();
+        written
+    }
+
+    /// Stdout flushed (a file's bytes are in it already).
+    fn finish(self) -> Result<(), String> {
+        match (self.path, self.closed) {
+            (None, false) => match io::stdout().lock().flush() {
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                other => other.map_err(io_error),
+            },
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The threads a merge runs on by default: as many as the machine has, at most 8.
@@ -196,21 +246,32 @@ fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
     inputs.iter().map(|p| map_lazily(p)).collect()
 }
 
-/// merge-fdata's fdata merge on `threads` threads, written to `out`. Each thread
+/// merge-fdata's fdata merge on `threads` threads, written to `text` a chunk at a
+/// time as it is made (nothing when the merge fails, or an error writing). Each thread
 /// reads the same part of every input (`fdata::merge_parts`) when they can be cut
 /// so: a thread that takes whole inputs reads its first one all on the slow path
 /// (every record new), a sixth of a 100 MB merge. Otherwise, or if that fails,
 /// each thread reads a consecutive run of whole inputs. Either way the mergers are
 /// then absorbed in order. Errors are those of decoding every input, then merging
 /// them, in order: the first input that fails to decode, else the first merge
-/// error. Once the threads are done, another thread drops the inputs' pages
-/// (`release`) while the merge is absorbed and written.
+/// error, else the first error writing the text. Once the threads are done,
+/// another thread drops the inputs' pages (`release`) while the merge is absorbed
+/// and written.
 fn merge_fdata<'f>(
     files: &'f [memmap2::Mmap],
     inputs: &[&str],
     threads: usize,
-    out: &mut Vec<u8>,
+    text: &mut Chunks<'_>,
 ) -> Result<(), String> {
+    // The first error writing the text; the chunks after it are dropped.
+    let mut failed = Ok(());
+    let mut buffer = Vec::with_capacity(2 * CHUNK);
+    let mut flush = |bytes: &mut Vec<u8>| {
+        if failed.is_ok() {
+            failed = text.take(bytes);
+        }
+        bytes.clear();
+    };
     let first =
         files.first().and_then(|f| fdata::read_header(f).ok()).map(|h| (h.bolted_collection, h.no_lbr.is_some()));
     let parts: Option<Vec<Vec<&[u8]>>> = files.iter().map(|f| fdata::merge_parts(f, threads)).collect();
@@ -230,23 +291,23 @@ fn merge_fdata<'f>(
                 // Best effort: without a thread, the pages are unmapped at the end.
                 let _ = std::thread::Builder::new().spawn_scoped(scope, || release(files));
             });
-            merged.ok()?.write(out).ok()
+            merged.ok()?.write_in_chunks(&mut buffer, CHUNK, &mut flush).ok()
         });
         if written.is_some() {
-            return Ok(());
+            return failed;
         }
-        out.clear();
     }
     let sizes: Vec<usize> = files.iter().map(|f| f.len()).collect();
     let runs = split(&sizes, threads.min(files.len()).max(1));
     let whole = |input: usize| Some(Unit { input, part: 0, parts: 1, data: files.get(input)? });
     let units = runs.into_iter().map(|run| run.filter_map(whole).collect()).collect();
     let merged = merge_units(units, first, inputs, || ())?;
-    merged.write(out).map_err(|e| match e {
+    merged.write_in_chunks(&mut buffer, CHUNK, &mut flush).map_err(|e| match e {
         fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
             format!("{}: {e}", inputs.get(input).unwrap_or(&""))
         }
-    })
+    })?;
+    failed
 }
 
 /// What a merger reads: an input, or one of its parts (`fdata::merge_parts`).

@@ -41,6 +41,9 @@ fn merge(inputs: &[PathBuf], threads: usize) -> Output {
         .unwrap();
     if output.status.success() {
         output.stdout = std::fs::read(&out).unwrap();
+    } else {
+        // The text is written only once the merge has succeeded.
+        assert!(!out.exists(), "a failed merge wrote {}", out.display());
     }
     output
 }
@@ -148,4 +151,24 @@ fn an_error_late_in_an_input_names_its_line_in_the_input() {
         }
         assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
     }
+}
+
+/// A merge whose text is many times the chunk it is written out by (256 KiB):
+/// the same bytes in the file `-o` names and on stdout, on one thread and on two.
+#[test]
+fn a_large_merge_is_written_whole_to_a_file_and_to_stdout() {
+    // 40,000 records, a third of them in both inputs: about 1.5 MB of text.
+    let record = |i: usize| {
+        format!("1 function_{} {:x} 1 function_{} {:x} 0 {}\n", i / 50, i % 50, i / 50, i % 50 + 4, i % 7 + 1)
+    };
+    let a: String = (0..26_000).map(record).collect();
+    let b: String = (13_000..40_000).map(record).collect();
+    let texts = [a.into_bytes(), b.into_bytes()];
+    let inputs: Vec<PathBuf> = texts.iter().enumerate().map(|(i, t)| scratch(&format!("large-{i}.fdata"), t)).collect();
+    let expected = merged(&texts);
+    assert!(expected.len() > 5 * (256 << 10), "{} bytes", expected.len());
+    merges_to(&inputs, &[1, 2], &expected, "a large merge");
+    let stdout = Command::new(env!("CARGO_BIN_EXE_pgolens")).arg("merge").args(&inputs).output().unwrap();
+    assert!(stdout.status.success(), "{}", String::from_utf8_lossy(&stdout.stderr));
+    assert_eq!(stdout.stdout, expected, "on stdout");
 }

@@ -313,6 +313,24 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
                 m.write(&mut out).map(|()| out)
             });
             assert_eq!(text, expected, "inputs {checked}, split at {split}, written");
+            // And handed out in chunks, each whole lines and at least 7 bytes but
+            // the last: the same bytes, none after a failure.
+            let chunked = merged().map(|m| {
+                let (mut buffer, mut chunks) = (Vec::new(), Vec::new());
+                let written = m.write_in_chunks(&mut buffer, 7, |b| chunks.push(core::mem::take(b)));
+                assert!(written.is_ok() || chunks.is_empty(), "inputs {checked}: a failed merge wrote");
+                written.map(|()| {
+                    let (_, before) = chunks.split_last().unwrap();
+                    assert!(before.iter().all(|c| c.len() >= 7 && c.ends_with(b"\n")), "inputs {checked}");
+                    let text = chunks.concat();
+                    // A branch line is longer than 7 bytes: each is handed out with the
+                    // lines before it, the samples and memory events at the end.
+                    let branches = fdata::decode(&text).map_or(0, |f| f.branches.len());
+                    assert_eq!(chunks.len(), branches + 1, "inputs {checked}");
+                    text
+                })
+            });
+            assert_eq!(chunked, expected, "inputs {checked}, split at {split}, in chunks");
         }
         // Each merger reading the same part of every input, as the CLI's threads
         // do when every input can be cut (`merge_parts`): the same text, or a

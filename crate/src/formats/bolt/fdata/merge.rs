@@ -420,14 +420,32 @@ impl<'a> Merger<'a> {
     /// `finish`, written as fdata text (`write` of the profile `finish` gives),
     /// without making the profile's list of branches.
     pub fn write(self, out: &mut Vec<u8>) -> Result<(), MergeError> {
+        self.write_in_chunks(out, usize::MAX, |_| {})
+    }
+
+    /// `write`, the text handed to `flush` in `out` whenever it holds `chunk` bytes
+    /// or more, and once at the end; `flush` takes the bytes out (what it leaves is
+    /// written after). Nothing is written when the merge failed. A 256 KiB buffer
+    /// written out as it fills touches 64 pages where the whole text (1.9 MB for
+    /// the bench's merge) touches 470 new ones, dear in a fresh process.
+    pub fn write_in_chunks(
+        self,
+        out: &mut Vec<u8>,
+        chunk: usize,
+        mut flush: impl FnMut(&mut Vec<u8>),
+    ) -> Result<(), MergeError> {
         if let Some(e) = self.error {
             return Err(e);
         }
         write_header(out, self.merged.bolted_collection, self.merged.no_lbr.as_deref());
         for b in self.branches() {
             write_branch(out, &b);
+            if out.len() >= chunk {
+                flush(out);
+            }
         }
         write_samples_and_memory(out, &self.merged);
+        flush(out);
         Ok(())
     }
 
