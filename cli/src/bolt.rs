@@ -254,9 +254,9 @@ fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
 /// each thread reads a consecutive run of whole inputs. Either way the mergers are
 /// then absorbed in order. Errors are those of decoding every input, then merging
 /// them, in order: the first input that fails to decode, else the first merge
-/// error, else the first error writing the text. Once the threads are done,
-/// another thread drops the inputs' pages (`release`) while the merge is absorbed
-/// and written.
+/// error, else the first error writing the text. Each thread, once it has handed
+/// its merger over, drops the pages it read (`release`) while the merge is
+/// absorbed and written.
 fn merge_fdata<'f>(
     files: &'f [memmap2::Mmap],
     inputs: &[&str],
@@ -287,10 +287,7 @@ fn merge_fdata<'f>(
         // A failure is reported as the whole inputs read in runs report it (its
         // line counted from the input's start).
         let written = std::thread::scope(|scope| {
-            let merged = merge_units(units, first, inputs, || {
-                // Best effort: without a thread, the pages are unmapped at the end.
-                let _ = std::thread::Builder::new().spawn_scoped(scope, || release(files));
-            });
+            let merged = merge_units(scope, files, units, first, inputs);
             merged.ok()?.write_in_chunks(&mut buffer, CHUNK, &mut flush).ok()
         });
         if written.is_some() {
@@ -301,11 +298,13 @@ fn merge_fdata<'f>(
     let runs = split(&sizes, threads.min(files.len()).max(1));
     let whole = |input: usize| Some(Unit { input, part: 0, parts: 1, data: files.get(input)? });
     let units = runs.into_iter().map(|run| run.filter_map(whole).collect()).collect();
-    let merged = merge_units(units, first, inputs, || ())?;
-    merged.write_in_chunks(&mut buffer, CHUNK, &mut flush).map_err(|e| match e {
-        fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
-            format!("{}: {e}", inputs.get(input).unwrap_or(&""))
-        }
+    std::thread::scope(|scope| {
+        let merged = merge_units(scope, files, units, first, inputs)?;
+        merged.write_in_chunks(&mut buffer, CHUNK, &mut flush).map_err(|e| match e {
+            fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
+                format!("{}: {e}", inputs.get(input).unwrap_or(&""))
+            }
+        })
     })?;
     failed
 }
@@ -318,56 +317,66 @@ struct Unit<'a> {
     data: &'a [u8],
 }
 
-/// Drops the inputs' pages from the process's page tables (`MADV_DONTNEED`), the
-/// maps kept. Run beside the merge's absorbing and writing, it takes most of the
-/// unmapping's work (about 5 ms for 100 MB on the development VM, on one core,
-/// after the output was written) off the merge's last steps. The few bytes read
-/// after it (texts and names the merger borrows) are faulted back in from the
-/// page cache. Last input first: the first inputs hold most of those bytes.
-fn release(files: &[memmap2::Mmap]) {
-    for file in files.iter().rev() {
+/// Drops the pages of `units` from the process's page tables (`MADV_DONTNEED`),
+/// the maps kept: the unmapping at the end then has nothing to tear down (about
+/// 8 ms of one core for 100 MB on the development VM). Each merge thread drops
+/// its own units once it has handed its merger over, beside the absorbing and
+/// writing, and the first thread done while the other still reads; its units' texts
+/// and names that the merge still reads (few: most are the first input's) fault
+/// back in from the page cache. Last unit first: the first inputs hold most of those.
+fn release(files: &[memmap2::Mmap], units: &[Unit<'_>]) {
+    for unit in units.iter().rev() {
+        let Some(file) = files.get(unit.input) else { continue };
+        let offset = (unit.data.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
+        if offset.checked_add(unit.data.len()).is_none_or(|end| end > file.len()) {
+            continue;
+        }
         // SAFETY: the maps are read-only maps of files (`MAP_SHARED`): a page
-        // dropped here is the file's bytes again when next read. Best effort: a
-        // failure only leaves the pages mapped.
+        // dropped here is the file's bytes again when next read (memmap2 widens
+        // the range to whole pages; a page shared with another thread's part is
+        // read back in). Best effort: a failure only leaves the pages mapped.
         #[cfg(unix)]
-        let _ = unsafe { file.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        let _ = unsafe { file.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, unit.data.len()) };
     }
 }
 
-/// Each list of units read by a merger on its own thread, the mergers then
-/// absorbed in order: the merge, or the first input that failed to decode (on the
-/// first thread that failed), named from `inputs`. `joined` is called once every
-/// thread has succeeded, before the mergers are absorbed.
-fn merge_units<'a>(
-    units: Vec<Vec<Unit<'a>>>,
+/// Each list of units read by a merger on its own thread of `scope`, the mergers
+/// then absorbed in order: the merge, or the first input that failed to decode (on
+/// the first thread that failed), named from `inputs`. A thread hands its merger
+/// over and then drops the pages it read (`release`), which `scope`'s end waits for.
+fn merge_units<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    files: &'env [memmap2::Mmap],
+    units: Vec<Vec<Unit<'env>>>,
     first: Option<(bool, bool)>,
     inputs: &[&str],
-    joined: impl FnOnce(),
-) -> Result<fdata::Merger<'a>, String> {
-    let results = std::thread::scope(|scope| {
-        let handles: Vec<_> = units
-            .into_iter()
-            .map(|units| {
-                scope.spawn(move || {
-                    // The inputs' header is only at the start of the first.
-                    let mut merger = match (units.first(), first) {
-                        (Some(u), Some((bolted, no_lbr))) if u.input > 0 || u.part > 0 => {
-                            fdata::Merger::after_first(bolted, no_lbr)
-                        }
-                        _ => fdata::Merger::new(),
-                    };
-                    for u in units {
-                        merger.add_part(u.input, u.part, u.parts, u.data).map_err(|e| (u.input, e))?;
+) -> Result<fdata::Merger<'env>, String> {
+    let handed: Vec<_> = units
+        .into_iter()
+        .map(|units| {
+            let (hand, results) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move || {
+                // The inputs' header is only at the start of the first.
+                let mut merger = match (units.first(), first) {
+                    (Some(u), Some((bolted, no_lbr))) if u.input > 0 || u.part > 0 => {
+                        fdata::Merger::after_first(bolted, no_lbr)
                     }
-                    Ok(merger)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
-    });
-    if results.iter().all(|r| matches!(r, Ok(Ok(_)))) {
-        joined();
-    }
+                    _ => fdata::Merger::new(),
+                };
+                let read = units
+                    .iter()
+                    .try_for_each(|u| merger.add_part(u.input, u.part, u.parts, u.data).map_err(|e| (u.input, e)));
+                let ok = read.is_ok();
+                let _ = hand.send(read.map(|()| merger));
+                if ok {
+                    release(files, &units);
+                }
+            });
+            results
+        })
+        .collect();
+    // A thread that panicked hands nothing over.
+    let results = handed.into_iter().map(|results| results.recv());
     let mut merged: Option<fdata::Merger<'_>> = None;
     for result in results {
         let later = result
