@@ -363,9 +363,14 @@ fn merge_units<'scope, 'env>(
                     }
                     _ => fdata::Merger::new(),
                 };
-                let read = units
-                    .iter()
-                    .try_for_each(|u| merger.add_part(u.input, u.part, u.parts, u.data).map_err(|e| (u.input, e)));
+                // A panic (a bug: the core returns its errors) hands nothing over
+                // and is caught here, not where `scope` ends.
+                let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    units
+                        .iter()
+                        .try_for_each(|u| merger.add_part(u.input, u.part, u.parts, u.data).map_err(|e| (u.input, e)))
+                }));
+                let Ok(read) = read else { return };
                 let ok = read.is_ok();
                 let _ = hand.send(read.map(|()| merger));
                 if ok {
