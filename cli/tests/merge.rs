@@ -171,4 +171,13 @@ fn a_large_merge_is_written_whole_to_a_file_and_to_stdout() {
     let stdout = Command::new(env!("CARGO_BIN_EXE_pgolens")).arg("merge").args(&inputs).output().unwrap();
     assert!(stdout.status.success(), "{}", String::from_utf8_lossy(&stdout.stderr));
     assert_eq!(stdout.stdout, expected, "on stdout");
+    // A file that cannot be written (Linux's /dev/full): the merge fails, saying why.
+    #[cfg(target_os = "linux")]
+    {
+        let full =
+            Command::new(env!("CARGO_BIN_EXE_pgolens")).arg("merge").args(&inputs).args(["-o", "/dev/full"]).output();
+        let full = full.unwrap();
+        assert!(!full.status.success());
+        assert!(String::from_utf8_lossy(&full.stderr).contains("/dev/full: No space left on device"), "{full:?}");
+    }
 }
