@@ -13,15 +13,47 @@ use crate::{io_error, map, map_lazily};
 
 /// Writes `bytes` to `out` (a file) or to stdout.
 pub fn emit(out: Option<&str>, bytes: &[u8]) -> Result<(), String> {
-    match out {
-        Some(path) => std::fs::write(path, bytes).map_err(|e| format!("{path}: {e}")),
-        None => {
-            let mut stdout = io::stdout().lock();
-            match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.map_err(io_error),
+    let mut output = Output { path: out, file: None };
+    output.write(bytes)?;
+    output.finish()
+}
+
+/// Where a command's output goes, written a piece at a time: the file `path`
+/// names, created at the first piece (a merge that fails writes none), or stdout.
+struct Output<'p> {
+    path: Option<&'p str>,
+    file: Option<std::fs::File>,
+}
+
+impl Output<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match self.path {
+            Some(path) => {
+                let file = match &mut self.file {
+                    Some(file) => file,
+                    None => self.file.insert(std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?),
+                };
+                file.write_all(bytes).map_err(|e| format!("{path}: {e}"))
             }
+            None => to_stdout(io::stdout().lock().write_all(bytes)),
         }
+    }
+
+    /// Stdout flushed (a file's bytes are in it already).
+    fn finish(self) -> Result<(), String> {
+        match self.path {
+            Some(_) => Ok(()),
+            None => to_stdout(io::stdout().lock().flush()),
+        }
+    }
+}
+
+/// What writing to stdout came to: a broken pipe (`| head` closed it: the reader
+/// has what it wanted) is no error.
+fn to_stdout(written: io::Result<()>) -> Result<(), String> {
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(io_error),
     }
 }
 
@@ -161,61 +193,14 @@ pub fn merge(args: &[String]) -> Result<(), String> {
         eprintln!("pgolens: data for {} unique objects merged", merged.functions.len());
         return emit(output, &yaml::write(&merged, yaml::MERGE_FDATA_WRAP));
     }
-    let mut text = Chunks { path: output, file: None, closed: false };
+    let mut text = Output { path: output, file: None };
     merge_fdata(&files, &inputs, threads, &mut text)?;
     eprintln!("pgolens: profile from {} files merged", inputs.len());
     text.finish()
 }
 
-/// Where a merge's text goes as it is written, a chunk at a time
-/// (`fdata::Merger::write_in_chunks`): the file `path` names, created at the first
-/// chunk (a merge that fails writes none), or stdout.
-struct Chunks<'p> {
-    path: Option<&'p str>,
-    file: Option<std::fs::File>,
-    /// Stdout was closed (a broken pipe: the reader has what it wanted).
-    closed: bool,
-}
-
-/// The bytes a merge's text is written out by: the buffer holds twice that, so a
-/// long line after the last flush does not grow it.
+/// The pieces a merge's text is written out in (`fdata::Merger::write_chunks`).
 const CHUNK: usize = 256 << 10;
-
-impl Chunks<'_> {
-    /// Writes `bytes` out and empties it.
-    fn take(&mut self, bytes: &mut Vec<u8>) -> Result<(), String> {
-        let written = match self.path {
-            Some(path) => {
-                let file = match &mut self.file {
-                    Some(file) => file,
-                    None => self.file.insert(std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?),
-                };
-                file.write_all(bytes).map_err(|e| format!("{path}: {e}"))
-            }
-            None if self.closed => Ok(()),
-            None => match io::stdout().lock().write_all(bytes) {
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                    self.closed = true;
-                    Ok(())
-                }
-                other => other.map_err(io_error),
-            },
-        };
-        bytes.clear();
-        written
-    }
-
-    /// Stdout flushed (a file's bytes are in it already).
-    fn finish(self) -> Result<(), String> {
-        match (self.path, self.closed) {
-            (None, false) => match io::stdout().lock().flush() {
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.map_err(io_error),
-            },
-            _ => Ok(()),
-        }
-    }
-}
 
 /// The threads a merge runs on by default: as many as the machine has, at most 8.
 fn cores() -> usize {
@@ -246,8 +231,8 @@ fn map_all(inputs: &[&str]) -> Result<Vec<memmap2::Mmap>, String> {
     inputs.iter().map(|p| map_lazily(p)).collect()
 }
 
-/// merge-fdata's fdata merge on `threads` threads, written to `text` a chunk at a
-/// time as it is made (nothing when the merge fails, or an error writing). Each thread
+/// merge-fdata's fdata merge on `threads` threads, written to `text` a piece at a
+/// time as it is made (nothing when the merge fails). Each thread
 /// reads the same part of every input (`fdata::merge_parts`) when they can be cut
 /// so: a thread that takes whole inputs reads its first one all on the slow path
 /// (every record new), a sixth of a 100 MB merge. Otherwise, or if that fails,
@@ -261,17 +246,9 @@ fn merge_fdata<'f>(
     files: &'f [memmap2::Mmap],
     inputs: &[&str],
     threads: usize,
-    text: &mut Chunks<'_>,
+    text: &mut Output<'_>,
 ) -> Result<(), String> {
-    // The first error writing the text; the chunks after it are dropped.
-    let mut failed = Ok(());
-    let mut buffer = Vec::with_capacity(2 * CHUNK);
-    let mut flush = |bytes: &mut Vec<u8>| {
-        if failed.is_ok() {
-            failed = text.take(bytes);
-        }
-        bytes.clear();
-    };
+    let mut sink = |bytes: &[u8]| text.write(bytes);
     let first =
         files.first().and_then(|f| fdata::read_header(f).ok()).map(|h| (h.bolted_collection, h.no_lbr.is_some()));
     let parts: Option<Vec<Vec<&[u8]>>> = files.iter().map(|f| fdata::merge_parts(f, threads)).collect();
@@ -288,10 +265,10 @@ fn merge_fdata<'f>(
         // line counted from the input's start).
         let written = std::thread::scope(|scope| {
             let merged = merge_units(scope, files, units, first, inputs);
-            merged.ok()?.write_in_chunks(&mut buffer, CHUNK, &mut flush).ok()
+            merged.ok()?.write_chunks(CHUNK, &mut sink).ok()
         });
-        if written.is_some() {
-            return failed;
+        if let Some(written) = written {
+            return written;
         }
     }
     let sizes: Vec<usize> = files.iter().map(|f| f.len()).collect();
@@ -300,13 +277,12 @@ fn merge_fdata<'f>(
     let units = runs.into_iter().map(|run| run.filter_map(whole).collect()).collect();
     std::thread::scope(|scope| {
         let merged = merge_units(scope, files, units, first, inputs)?;
-        merged.write_in_chunks(&mut buffer, CHUNK, &mut flush).map_err(|e| match e {
+        merged.write_chunks(CHUNK, &mut sink).map_err(|e| match e {
             fdata::MergeError::MixedModes { input, .. } | fdata::MergeError::NegativeCount { input, .. } => {
                 format!("{}: {e}", inputs.get(input).unwrap_or(&""))
             }
         })
-    })?;
-    failed
+    })?
 }
 
 /// What a merger reads: an input, or one of its parts (`fdata::merge_parts`).

@@ -316,10 +316,14 @@ fn a_merge_read_as_the_inputs_come_is_the_merge_of_their_records() {
             // And handed out in chunks, each whole lines and at least 7 bytes but
             // the last: the same bytes, none after a failure.
             let chunked = merged().map(|m| {
-                let (mut buffer, mut chunks) = (Vec::new(), Vec::new());
-                let written = m.write_in_chunks(&mut buffer, 7, |b| chunks.push(core::mem::take(b)));
+                let mut chunks = Vec::new();
+                let written = m.write_chunks(7, &mut |b| {
+                    chunks.push(b.to_vec());
+                    Ok::<(), ()>(())
+                });
                 assert!(written.is_ok() || chunks.is_empty(), "inputs {checked}: a failed merge wrote");
-                written.map(|()| {
+                written.map(|sunk| {
+                    assert_eq!(sunk, Ok(()));
                     let (_, before) = chunks.split_last().unwrap();
                     assert!(before.iter().all(|c| c.len() >= 7 && c.ends_with(b"\n")), "inputs {checked}");
                     let text = chunks.concat();

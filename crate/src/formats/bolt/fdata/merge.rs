@@ -420,32 +420,48 @@ impl<'a> Merger<'a> {
     /// `finish`, written as fdata text (`write` of the profile `finish` gives),
     /// without making the profile's list of branches.
     pub fn write(self, out: &mut Vec<u8>) -> Result<(), MergeError> {
-        self.write_in_chunks(out, usize::MAX, |_| {})
+        self.write_with(out, &mut |_| true)
     }
 
-    /// `write`, the text handed to `flush` in `out` whenever it holds `chunk` bytes
-    /// or more, and once at the end; `flush` takes the bytes out (what it leaves is
-    /// written after). Nothing is written when the merge failed. A 256 KiB buffer
-    /// written out as it fills touches 64 pages where the whole text (1.9 MB for
-    /// the bench's merge) touches 470 new ones, dear in a fresh process.
-    pub fn write_in_chunks(
+    /// `write` in pieces of about `chunk` bytes, each handed to `sink` as soon as it
+    /// is written (as `sample::write_text::write_chunks` does): nothing when the
+    /// merge failed (the outer error), else the first error of `sink`, after which
+    /// nothing more is written. A 256 KiB piece touches 64 new pages where the whole
+    /// text (1.9 MB for the bench's merge) touches 470, dear in a fresh process.
+    pub fn write_chunks<E>(
         self,
-        out: &mut Vec<u8>,
         chunk: usize,
-        mut flush: impl FnMut(&mut Vec<u8>),
-    ) -> Result<(), MergeError> {
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<Result<(), E>, MergeError> {
+        let mut out = Vec::with_capacity(chunk.saturating_add(chunk / 2));
+        let mut error = None;
+        self.write_with(&mut out, &mut |out| {
+            if out.len() >= chunk {
+                error = sink(out).err();
+                out.clear();
+            }
+            error.is_none()
+        })?;
+        Ok(match error {
+            Some(e) => Err(e),
+            None => sink(&out),
+        })
+    }
+
+    /// `write`, calling `after` with the text after each branch; stops when it
+    /// returns false.
+    fn write_with(self, out: &mut Vec<u8>, after: &mut dyn FnMut(&mut Vec<u8>) -> bool) -> Result<(), MergeError> {
         if let Some(e) = self.error {
             return Err(e);
         }
         write_header(out, self.merged.bolted_collection, self.merged.no_lbr.as_deref());
         for b in self.branches() {
             write_branch(out, &b);
-            if out.len() >= chunk {
-                flush(out);
+            if !after(out) {
+                return Ok(());
             }
         }
         write_samples_and_memory(out, &self.merged);
-        flush(out);
         Ok(())
     }
 
