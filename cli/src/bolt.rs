@@ -9,7 +9,7 @@ use pgolens::formats::perf::perf2bolt::{self, binary::Binary};
 use pgolens::formats::perf::PerfData;
 use pgolens::Format;
 
-use crate::{io_error, map, map_lazily};
+use crate::{map, map_lazily, written};
 
 /// Writes `bytes` to `out` (a file) or to stdout.
 pub fn emit(out: Option<&str>, bytes: &[u8]) -> Result<(), String> {
@@ -35,7 +35,7 @@ impl Output<'_> {
                 };
                 file.write_all(bytes).map_err(|e| format!("{path}: {e}"))
             }
-            None => to_stdout(io::stdout().lock().write_all(bytes)),
+            None => written(io::stdout().lock().write_all(bytes)),
         }
     }
 
@@ -43,17 +43,8 @@ impl Output<'_> {
     fn finish(self) -> Result<(), String> {
         match self.path {
             Some(_) => Ok(()),
-            None => to_stdout(io::stdout().lock().flush()),
+            None => written(io::stdout().lock().flush()),
         }
-    }
-}
-
-/// What writing to stdout came to: a broken pipe (`| head` closed it: the reader
-/// has what it wanted) is no error.
-fn to_stdout(written: io::Result<()>) -> Result<(), String> {
-    match written {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(io_error),
     }
 }
 

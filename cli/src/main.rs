@@ -151,15 +151,20 @@ fn dump(path: &str, json: bool) -> Result<(), String> {
         out.abandon();
         return Err(message);
     }
-    match out.finish() {
-        // `| head` closed the pipe: what was asked for was printed.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(io_error),
-    }
+    written(out.finish())
 }
 
 pub fn io_error(e: io::Error) -> String {
     format!("writing output: {e}")
+}
+
+/// What writing the output came to: a broken pipe (`| head` closed it: what was
+/// asked for was printed, as a tool killed by SIGPIPE would have it) is no error.
+pub fn written(result: io::Result<()>) -> Result<(), String> {
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(io_error),
+    }
 }
 
 /// How a decoder's error is said (the file named, the offset located in it).

@@ -17,7 +17,7 @@ use pgolens::formats::perf::script::{write_script_with, ScriptError, ScriptField
 use pgolens::formats::perf::PerfData;
 use pgolens::symbolize::{Binary, Symbolizer};
 
-use crate::{failed, io_error, map};
+use crate::{failed, map};
 
 /// What `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,12 +74,7 @@ pub fn export(path: &str, target: Target, sources: &Sources) -> Result<(), Strin
         Err(ScriptError::Decode(e)) => return Err(failed(path, &input, e)),
         Err(ScriptError::Sink(e)) => Err(e),
     };
-    match written {
-        // `| head` closed the pipe: what was asked for was printed, as perf (killed
-        // by SIGPIPE) would have it.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(io_error),
-    }
+    crate::written(written)
 }
 
 /// The files under `root` that stand for the recording's DSOs, named by the path

@@ -10,7 +10,7 @@ use pgolens::formats::gcov::{dump_gcov, write_afdo, write_v4};
 use pgolens::formats::sample::write_text;
 
 use crate::bolt::emit;
-use crate::{io_error, map};
+use crate::map;
 
 /// The `--to` targets this module writes.
 pub const TARGETS: &[&str] = &["sampletext", "dump-gcov", "afdo", "gcov4", "gcov4-compact", "gcov4-text"];
@@ -59,8 +59,5 @@ fn write_streamed(
         Some(path) => Box::new(File::create(path).map_err(|e| format!("{path}: {e}"))?),
         None => Box::new(io::stdout().lock()),
     };
-    match write(&mut |bytes| target.write_all(bytes)).and_then(|()| target.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(io_error),
-    }
+    crate::written(write(&mut |bytes| target.write_all(bytes)).and_then(|()| target.flush()))
 }
